@@ -1,0 +1,11 @@
+// opdiff._core: the thin pybind11 layer over the C++ core (convert, release the GIL, call).
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+void register_metrics(py::module_& m);
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "opdiff native core";
+  register_metrics(m);
+}

@@ -1,0 +1,64 @@
+// Where the metric engine gets elements from: a tensor seen in logical (row-major) order.
+// A plain array hands out pointers into its own bytes; a tensor stored in a blocked layout
+// (NC1HWC0, FRACTAL_Z, ...) gathers each requested range into a small scratch buffer, so a
+// comparison never materialises a whole tensor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "opdiff/dtype.hpp"
+
+namespace opdiff {
+
+// `count` elements of `dtype`, starting `first` elements after `data` (first is non-zero only
+// for int4, whose elements may start mid-byte). Complex dtypes never appear here: a complex
+// tensor is exposed as its float components.
+struct ElementRun {
+  const std::byte* data = nullptr;
+  DType dtype = DType::float32;
+  uint64_t first = 0;
+};
+
+// The same run moved `elements` further.
+inline ElementRun advanced(const ElementRun& run, uint64_t elements) {
+  if (run.dtype == DType::int4) {
+    const uint64_t index = run.first + elements;
+    return {run.data + index / 2, run.dtype, index % 2};
+  }
+  return {run.data + elements * (dtype_info(run.dtype).bits / 8), run.dtype, 0};
+}
+
+class ElementSource {
+ public:
+  virtual ~ElementSource() = default;
+  // Number of logical elements (components, for complex data).
+  virtual uint64_t size() const = 0;
+  // Element type handed out by run(); may differ from the stored type (a layout gather of
+  // int4 may unpack to int8).
+  virtual DType dtype() const = 0;
+  // Elements [start, start + count) in logical order. `scratch` has room for
+  // count * kScratchBytesPerElement bytes; a source may use it or point into its own storage.
+  // Safe to call from several threads at once.
+  virtual ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const = 0;
+
+  static constexpr size_t kScratchBytesPerElement = 8;
+};
+
+// A contiguous array in logical order: hands out pointers, never copies.
+class ContiguousSource final : public ElementSource {
+ public:
+  // `dtype` may be complex: it is then exposed as 2 * count float components.
+  ContiguousSource(const std::byte* data, DType dtype, uint64_t count);
+
+  uint64_t size() const override { return size_; }
+  DType dtype() const override { return dtype_; }
+  ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const override;
+
+ private:
+  const std::byte* data_;
+  DType dtype_;
+  uint64_t size_;
+};
+
+}  // namespace opdiff

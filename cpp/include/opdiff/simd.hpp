@@ -1,0 +1,23 @@
+// Which kernel table runs: chosen once from CPUID, or forced with OPDIFF_SIMD=scalar|avx2|avx512.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "opdiff/kernels.hpp"
+
+namespace opdiff {
+
+struct SimdInfo {
+  std::string active;                  // "scalar", "avx2" or "avx512"
+  std::vector<std::string> supported;  // every path this CPU can run
+  std::vector<std::string> cpu_features;
+  std::string forced_by;               // value of OPDIFF_SIMD when set, else empty
+};
+
+const KernelTable& active_kernels();
+// The table for a named path, or nullptr when this CPU (or build) cannot run it.
+const KernelTable* kernels_by_name(const std::string& name);
+SimdInfo simd_info();
+
+}  // namespace opdiff

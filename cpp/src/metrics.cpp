@@ -1,0 +1,170 @@
+// The metric engine: chunking, threads, the KL second pass, and turning sums into the
+// reference tool's metric values (with its quirks, documented where they apply).
+#include "opdiff/metrics.hpp"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "opdiff/kernels.hpp"
+#include "opdiff/simd.hpp"
+#include "opdiff/thread_pool.hpp"
+
+namespace opdiff {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Per-thread scratch for sources that gather (blocked layouts).
+struct Scratch {
+  std::unique_ptr<std::byte[]> x, y;
+  Scratch()
+      : x(new std::byte[kChunkElements * ElementSource::kScratchBytesPerElement]),
+        y(new std::byte[kChunkElements * ElementSource::kScratchBytesPerElement]) {}
+};
+
+// Runs body(chunk, begin, count, x_run, y_run) for every chunk, on the pool when allowed.
+template <typename Body>
+void for_each_chunk(const ElementSource& x, const ElementSource& y, ThreadPool* pool, size_t threads, Body body) {
+  const uint64_t n = x.size();
+  const size_t chunks = size_t((n + kChunkElements - 1) / kChunkElements);
+  const bool parallel = pool && threads > 1 && chunks > 1;
+  const size_t workers = parallel ? std::min(threads, pool->size()) : 1;
+  std::vector<Scratch> scratch(workers);
+  auto task = [&](size_t chunk, size_t worker) {
+    const uint64_t begin = chunk * kChunkElements;
+    const uint64_t count = std::min<uint64_t>(kChunkElements, n - begin);
+    const ElementRun xr = x.run(begin, count, scratch[worker].x.get());
+    const ElementRun yr = y.run(begin, count, scratch[worker].y.get());
+    body(chunk, begin, count, xr, yr);
+  };
+  if (parallel) {
+    pool->parallel_for(chunks, workers, task);
+  } else {
+    for (size_t chunk = 0; chunk < chunks; ++chunk) task(chunk, 0);
+  }
+}
+
+SideStats side_stats(uint64_t n, double mean, double m2, double lo, double hi, uint64_t nan, uint64_t pos_inf,
+                     uint64_t neg_inf) {
+  SideStats s;
+  s.nan = nan;
+  s.pos_inf = pos_inf;
+  s.neg_inf = neg_inf;
+  const bool any_number = n > nan;
+  s.min = any_number ? lo : kNaN;
+  s.max = any_number ? hi : kNaN;
+  s.mean = n ? mean : kNaN;
+  s.std = n ? std::sqrt(m2 / double(n)) : kNaN;
+  return s;
+}
+
+// CosineSimilarity as the reference defines it: 1 for scalar shapes and for two all-zero sides,
+// "not computed" when one side is all zero, else the cosine clamped above at 1.
+double cosine(double sum_xx, double sum_yy, double sum_xy, bool scalar_shape, uint32_t& notes) {
+  if (scalar_shape) {
+    notes |= kNoteScalar;
+    return 1.0;
+  }
+  const double a = std::sqrt(sum_xx), b = std::sqrt(sum_yy);
+  if (a <= kEps64 && b < kEps64) {
+    notes |= kNoteBothZero;
+    return 1.0;
+  }
+  if (std::sqrt(a) <= kEps64) {
+    notes |= kNoteMyZero;
+    return kNaN;
+  }
+  if (std::sqrt(b) <= kEps64) {
+    notes |= kNoteGoldenZero;
+    return kNaN;
+  }
+  const double r = sum_xy / (a * b);
+  return r > 1.0 ? 1.0 : r;  // NaN passes through, as in the reference
+}
+
+double side_kl_range(double lo, double hi, double& scale, bool& raw) {
+  raw = !(hi != lo);
+  scale = raw ? 1.0 : 1.0 / (hi - lo);
+  return lo;
+}
+
+}  // namespace
+
+MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, const MetricsOptions& options,
+                              ThreadPool* pool, size_t threads, const KernelTable* kernels) {
+  if (x.size() != y.size())
+    throw std::invalid_argument("element counts differ: " + std::to_string(x.size()) + " vs " +
+                                std::to_string(y.size()));
+  const KernelTable& k = kernels ? *kernels : active_kernels();
+  const uint64_t n = x.size();
+  const PairParams params{options.rtol, options.atol};
+
+  const size_t chunks = size_t((n + kChunkElements - 1) / kChunkElements);
+  std::vector<BlockSums> partial(chunks);
+  for_each_chunk(x, y, pool, threads, [&](size_t chunk, uint64_t begin, uint64_t count, const ElementRun& xr,
+                                          const ElementRun& yr) {
+    k.accumulate(xr, yr, size_t(count), begin, params, partial[chunk]);
+  });
+  BlockSums total;
+  for (const auto& part : partial) merge_block_sums(total, part);
+
+  MetricsResult r;
+  r.count = n;
+  r.x = side_stats(n, total.mean_x, total.m2_x, total.min_x, total.max_x, total.nan_x, total.pos_inf_x,
+                   total.neg_inf_x);
+  r.y = side_stats(n, total.mean_y, total.m2_y, total.min_y, total.max_y, total.nan_y, total.pos_inf_y,
+                   total.neg_inf_y);
+
+  const double dn = double(n);
+  const double sum_xx = total.m2_x + dn * total.mean_x * total.mean_x;
+  const double sum_yy = total.m2_y + dn * total.mean_y * total.mean_y;
+  const double sum_xy = total.co_xy + dn * total.mean_x * total.mean_y;
+
+  r.cosine_similarity = cosine(sum_xx, sum_yy, sum_xy, options.scalar_shape, r.notes);
+  if (n == 0) r.notes |= kNoteEmpty;
+  r.max_absolute_error = n ? total.max_abs_diff : kNaN;
+  r.max_absolute_error_index = total.max_abs_diff_index;
+  r.accumulated_relative_error = total.sum_rel;
+  r.relative_euclidean_distance = std::sqrt(sum_yy) <= kEps64 ? 0.0 : std::sqrt(total.sum_sq_diff / sum_yy);
+  r.mean_absolute_error = total.sum_abs_diff / dn;  // 0/0 = NaN for empty input, as numpy's mean
+  r.root_mean_square_error = std::sqrt(total.sum_sq_diff / dn);
+  r.max_relative_error = n ? total.max_rel : kNaN;
+  r.max_relative_error_index = total.max_rel_index;
+  r.mean_relative_error = total.sum_rel / dn;  // masked (zero-golden) positions count, as in the reference
+  r.sqnr_db = total.sum_sq_diff == 0 ? std::numeric_limits<double>::infinity()
+                                     : 10.0 * std::log10(sum_yy / total.sum_sq_diff);
+  r.allclose_fraction = n ? double(total.close) / dn : kNaN;
+
+  if (!options.kl) {
+    r.kullback_leibler_divergence = kNaN;
+    r.notes |= kNoteKlSkipped;
+  } else if (n == 0 || !total.all_finite()) {
+    r.kullback_leibler_divergence = kNaN;  // min/max are NaN or infinite: the reference gets nan
+  } else {
+    KlParams kp;
+    kp.lo_x = side_kl_range(total.min_x, total.max_x, kp.scale_x, kp.raw_x);
+    kp.lo_y = side_kl_range(total.min_y, total.max_y, kp.scale_y, kp.raw_y);
+    std::vector<KlSums> kl_partial(chunks);
+    for_each_chunk(x, y, pool, threads, [&](size_t chunk, uint64_t, uint64_t count, const ElementRun& xr,
+                                            const ElementRun& yr) {
+      k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[chunk]);
+    });
+    KlSums kl;
+    for (const auto& part : kl_partial) {
+      kl.sum_a += part.sum_a;
+      kl.sum_b += part.sum_b;
+      kl.sum_a_log_ratio += part.sum_a_log_ratio;
+    }
+    // KL(P||Q) with P = a / A, Q = b / B:  sum P ln(P/Q) = C / A + ln(B / A).
+    double value = kl.sum_a_log_ratio / kl.sum_a + std::log(kl.sum_b / kl.sum_a);
+    if (std::fabs(value) < kEps64) value = 0.0;  // the reference's clean-up of round-off
+    if (std::isinf(value)) r.notes |= kNoteKlGoldenZero;
+    r.kullback_leibler_divergence = value;
+  }
+  return r;
+}
+
+}  // namespace opdiff
