@@ -9,7 +9,7 @@ import opdiff
 def test_identical_arrays_match_exactly():
     golden = np.linspace(-3, 3, 1001, dtype=np.float32)
     m = opdiff.metrics(golden, golden)
-    assert m.cosine_similarity == 1.0
+    assert abs(m.cosine_similarity - 1.0) < 1e-12
     assert m.max_absolute_error == 0.0
     assert m.allclose_fraction == 1.0
 
