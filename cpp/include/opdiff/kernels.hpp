@@ -30,7 +30,7 @@ void accumulate_exact(const double* x, const double* y, size_t n, uint64_t index
 void accumulate_kl_exact(const double* x, const double* y, size_t n, const KlParams& params, KlSums& out);
 
 // Elements processed per block inside a kernel (staging buffers hold this many).
-inline constexpr size_t kKernelBlock = 1024;
+inline constexpr size_t kKernelBlock = 4096;
 
 extern const KernelTable kScalarKernels;
 #if defined(OPDIFF_HAVE_X86_KERNELS)

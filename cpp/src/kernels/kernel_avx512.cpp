@@ -1,0 +1,316 @@
+// AVX-512 (F/BW/VL/DQ) kernels. Compiled with -mavx512*; only called when CPUID says so.
+// See kernel_common.hpp for the numerical scheme shared with the AVX2 kernels.
+#include <immintrin.h>
+
+#include "kernel_common.hpp"
+
+namespace opdiff {
+namespace {
+
+using namespace kernels;
+
+// Loaders: 16 (or 8) consecutive elements at element index i, widened to float32.
+struct LoadF32 {
+  static __m512 load16(const std::byte* p, size_t i) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p) + i); }
+  static __m256 load8(const std::byte* p, size_t i) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p) + i); }
+};
+struct LoadF16 {
+  static __m512 load16(const std::byte* p, size_t i) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i)));
+  }
+  static __m256 load8(const std::byte* p, size_t i) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i)));
+  }
+};
+// bfloat16 is the top half of a float32: widening is a shift. (AVX-512 BF16 adds no faster
+// widening, and its dot product accumulates in float32, which our double accumulation rules out.)
+struct LoadBF16 {
+  static __m512 load16(const std::byte* p, size_t i) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
+  static __m256 load8(const std::byte* p, size_t i) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
+};
+
+enum class Loader { f32, f16, bf16 };
+
+// Calls f(LoaderX{}, LoaderY{}) with the loader types for the two sides.
+template <typename F>
+decltype(auto) with_loaders(Loader kx, Loader ky, F&& f) {
+  auto with_y = [&](auto lx) -> decltype(auto) {
+    switch (ky) {
+      case Loader::f16:
+        return f(lx, LoadF16{});
+      case Loader::bf16:
+        return f(lx, LoadBF16{});
+      default:
+        return f(lx, LoadF32{});
+    }
+  };
+  switch (kx) {
+    case Loader::f16:
+      return with_y(LoadF16{});
+    case Loader::bf16:
+      return with_y(LoadBF16{});
+    default:
+      return with_y(LoadF32{});
+  }
+}
+
+struct Operand {
+  const std::byte* data;
+  Loader loader;
+};
+
+// Read half, bfloat16 and float32 in place; widen everything else into `staging` first.
+Operand stage(const ElementRun& run, size_t n, float* staging) {
+  switch (run.dtype) {
+    case DType::float32:
+      return {run.data, Loader::f32};
+    case DType::float16:
+      return {run.data, Loader::f16};
+    case DType::bfloat16:
+      return {run.data, Loader::bf16};
+    case DType::int8:
+    case DType::uint8: {
+      const bool is_signed = run.dtype == DType::int8;
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16) {
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(run.data + i));
+        const __m512i wide = is_signed ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+        _mm512_storeu_ps(staging + i, _mm512_cvtepi32_ps(wide));
+      }
+      if (i < n) decode_to_float32(advanced(run, i), n - i, staging + i);
+      return {reinterpret_cast<const std::byte*>(staging), Loader::f32};
+    }
+    default:
+      decode_to_float32(run, n, staging);
+      return {reinterpret_cast<const std::byte*>(staging), Loader::f32};
+  }
+}
+
+inline __m512d low_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+inline __m512d high_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
+inline __m512d widen_sum(__m512 v) { return _mm512_add_pd(low_pd(v), high_pd(v)); }
+
+// Pass 1 over n elements (a multiple of 16, at most kKernelBlock) of float32-exact data.
+template <typename LX, typename LY>
+RawBlock block_sums(const std::byte* xp, const std::byte* yp, size_t n, const PairParams& params) {
+  RawBlock r;
+  r.count = n;
+  r.shift_x = _mm512_cvtss_f32(LX::load16(xp, 0));
+  r.shift_y = _mm512_cvtss_f32(LY::load16(yp, 0));
+  const __m512d kx = _mm512_set1_pd(r.shift_x), ky = _mm512_set1_pd(r.shift_y);
+  const __m512 eps = _mm512_set1_ps(kRelativeEpsF32);
+  const __m512 rtol = _mm512_set1_ps(float(params.rtol)), atol = _mm512_set1_ps(float(params.atol));
+
+  __m512d s1x0 = _mm512_setzero_pd(), s1x1 = s1x0, s1y0 = s1x0, s1y1 = s1x0;
+  __m512d s2x0 = s1x0, s2x1 = s1x0, s2y0 = s1x0, s2y1 = s1x0, sxy0 = s1x0, sxy1 = s1x0;
+  __m512d abs_sum = s1x0, sq_sum = s1x0, rel_sum = s1x0;
+  __m512 max_abs = _mm512_setzero_ps(), max_rel = max_abs;
+  __m512 min_x = _mm512_set1_ps(HUGE_VALF), max_x = _mm512_set1_ps(-HUGE_VALF), min_y = min_x, max_y = max_x;
+  __m512i close = _mm512_setzero_si512();  // per-lane counts of close elements
+  const __m512i one = _mm512_set1_epi32(1);
+
+  constexpr size_t kGroup = 8 * 16;  // float32 partial sums span at most 8 vectors
+  for (size_t group = 0; group < n; group += kGroup) {
+    __m512 abs_part = _mm512_setzero_ps(), sq_part = abs_part, rel_part = abs_part;
+    const size_t end = std::min(n, group + kGroup);
+    for (size_t i = group; i < end; i += 16) {
+      const __m512 x = LX::load16(xp, i), y = LY::load16(yp, i);
+
+      const __m512d xl = _mm512_sub_pd(low_pd(x), kx), xh = _mm512_sub_pd(high_pd(x), kx);
+      const __m512d yl = _mm512_sub_pd(low_pd(y), ky), yh = _mm512_sub_pd(high_pd(y), ky);
+      s1x0 = _mm512_add_pd(s1x0, xl);
+      s1x1 = _mm512_add_pd(s1x1, xh);
+      s1y0 = _mm512_add_pd(s1y0, yl);
+      s1y1 = _mm512_add_pd(s1y1, yh);
+      s2x0 = _mm512_fmadd_pd(xl, xl, s2x0);
+      s2x1 = _mm512_fmadd_pd(xh, xh, s2x1);
+      s2y0 = _mm512_fmadd_pd(yl, yl, s2y0);
+      s2y1 = _mm512_fmadd_pd(yh, yh, s2y1);
+      sxy0 = _mm512_fmadd_pd(xl, yl, sxy0);
+      sxy1 = _mm512_fmadd_pd(xh, yh, sxy1);
+
+      const __m512 diff = _mm512_sub_ps(x, y);
+      const __m512 abs_diff = _mm512_abs_ps(diff);
+      const __m512 abs_y = _mm512_abs_ps(y);
+      abs_part = _mm512_add_ps(abs_part, abs_diff);
+      sq_part = _mm512_fmadd_ps(diff, diff, sq_part);
+      max_abs = _mm512_max_ps(abs_diff, max_abs);
+
+      const __mmask16 nonzero_golden = _mm512_cmp_ps_mask(abs_y, eps, _CMP_GT_OQ);
+      const __m512 rel = _mm512_maskz_div_ps(nonzero_golden, abs_diff, abs_y);
+      rel_part = _mm512_add_ps(rel_part, rel);
+      max_rel = _mm512_max_ps(rel, max_rel);
+
+      min_x = _mm512_min_ps(x, min_x);
+      max_x = _mm512_max_ps(x, max_x);
+      min_y = _mm512_min_ps(y, min_y);
+      max_y = _mm512_max_ps(y, max_y);
+
+      const __mmask16 is_close = _mm512_cmp_ps_mask(abs_diff, _mm512_fmadd_ps(rtol, abs_y, atol), _CMP_LE_OQ);
+      close = _mm512_mask_add_epi32(close, is_close, close, one);
+    }
+    abs_sum = _mm512_add_pd(abs_sum, widen_sum(abs_part));
+    sq_sum = _mm512_add_pd(sq_sum, widen_sum(sq_part));
+    rel_sum = _mm512_add_pd(rel_sum, widen_sum(rel_part));
+  }
+
+  r.s1x = _mm512_reduce_add_pd(_mm512_add_pd(s1x0, s1x1));
+  r.s1y = _mm512_reduce_add_pd(_mm512_add_pd(s1y0, s1y1));
+  r.s2x = _mm512_reduce_add_pd(_mm512_add_pd(s2x0, s2x1));
+  r.s2y = _mm512_reduce_add_pd(_mm512_add_pd(s2y0, s2y1));
+  r.sxy = _mm512_reduce_add_pd(_mm512_add_pd(sxy0, sxy1));
+  r.sum_abs_diff = _mm512_reduce_add_pd(abs_sum);
+  r.sum_sq_diff = _mm512_reduce_add_pd(sq_sum);
+  r.sum_rel = _mm512_reduce_add_pd(rel_sum);
+  r.max_abs_diff = _mm512_reduce_max_ps(max_abs);
+  r.max_rel = _mm512_reduce_max_ps(max_rel);
+  r.min_x = _mm512_reduce_min_ps(min_x);
+  r.max_x = _mm512_reduce_max_ps(max_x);
+  r.min_y = _mm512_reduce_min_ps(min_y);
+  r.max_y = _mm512_reduce_max_ps(max_y);
+  r.close = uint64_t(_mm512_reduce_add_epi32(close));
+  return r;
+}
+
+// First position in the block whose |x - y| (relative = false) or relative error equals `target`,
+// recomputed exactly as block_sums computes it.
+template <typename LX, typename LY>
+size_t find_first(const std::byte* xp, const std::byte* yp, size_t n, float target, bool relative) {
+  const __m512 want = _mm512_set1_ps(target), eps = _mm512_set1_ps(kRelativeEpsF32);
+  for (size_t i = 0; i < n; i += 16) {
+    const __m512 x = LX::load16(xp, i), y = LY::load16(yp, i);
+    __m512 value = _mm512_abs_ps(_mm512_sub_ps(x, y));
+    if (relative) {
+      const __m512 abs_y = _mm512_abs_ps(y);
+      value = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(abs_y, eps, _CMP_GT_OQ), value, abs_y);
+    }
+    const uint32_t hits = _cvtmask16_u32(_mm512_cmp_ps_mask(value, want, _CMP_EQ_OQ));
+    if (hits) return i + size_t(__builtin_ctz(hits));
+  }
+  return 0;  // unreachable: target is one of the block's values
+}
+
+void accumulate(const ElementRun& x, const ElementRun& y, size_t n, uint64_t index_base, const PairParams& params,
+                BlockSums& out) {
+  if (dtype_info(x.dtype).precision == Precision::needs_float64 ||
+      dtype_info(y.dtype).precision == Precision::needs_float64) {
+    accumulate_exact_runs(x, y, n, index_base, params, out);
+    return;
+  }
+  alignas(64) float x_staging[kKernelBlock];
+  alignas(64) float y_staging[kKernelBlock];
+  for (size_t done = 0; done < n; done += kKernelBlock) {
+    const size_t m = std::min(kKernelBlock, n - done);
+    const size_t vector_part = m & ~size_t(15);
+    const ElementRun xb = advanced(x, done), yb = advanced(y, done);
+    const uint64_t base = index_base + done;
+    if (vector_part) {
+      const Operand xo = stage(xb, vector_part, x_staging), yo = stage(yb, vector_part, y_staging);
+      with_loaders(xo.loader, yo.loader, [&](auto lx, auto ly) {
+        using LX = decltype(lx);
+        using LY = decltype(ly);
+        const RawBlock raw = block_sums<LX, LY>(xo.data, yo.data, vector_part, params);
+        if (!raw.finite()) {
+          accumulate_exact_runs(xb, yb, vector_part, base, params, out);
+          return;
+        }
+        BlockSums b = to_block_sums(raw);
+        if (beats(b.max_abs_diff, out.max_abs_diff))
+          b.max_abs_diff_index = base + find_first<LX, LY>(xo.data, yo.data, vector_part, raw.max_abs_diff, false);
+        if (beats(b.max_rel, out.max_rel))
+          b.max_rel_index = base + find_first<LX, LY>(xo.data, yo.data, vector_part, raw.max_rel, true);
+        merge_block_sums(out, b);
+      });
+    }
+    if (m > vector_part)
+      accumulate_exact_runs(advanced(xb, vector_part), advanced(yb, vector_part), m - vector_part,
+                            base + vector_part, params, out);
+  }
+}
+
+// Natural log of positive, finite, normal doubles (|error| < 1e-15 absolute near 1).
+inline __m512d log_pd(__m512d q, const __m512d inv_lo, const __m512d inv_hi, const __m512d log_lo,
+                      const __m512d log_hi) {
+  const __m512d exponent = _mm512_getexp_pd(q);
+  const __m512d mantissa = _mm512_getmant_pd(q, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+  const __m512i index = _mm512_srli_epi64(_mm512_castpd_si512(mantissa), 48);  // top 4 mantissa bits
+  const __m512d inv_c = _mm512_permutex2var_pd(inv_lo, index, inv_hi);
+  const __m512d log_c = _mm512_permutex2var_pd(log_lo, index, log_hi);
+  const __m512d r = _mm512_fmsub_pd(mantissa, inv_c, _mm512_set1_pd(1.0));
+  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(kLogC8), r, _mm512_set1_pd(kLogC7));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC6));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC5));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC4));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC3));
+  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC2));
+  p = _mm512_mul_pd(p, r);
+  const __m512d log1p_r = _mm512_fmadd_pd(p, r, r);
+  return _mm512_fmadd_pd(exponent, _mm512_set1_pd(kLn2), _mm512_add_pd(log_c, log1p_r));
+}
+
+// a / b to full double precision: rcp14 and two Newton steps (the divider is far slower).
+inline __m512d divide_pd(__m512d a, __m512d b) {
+  const __m512d one = _mm512_set1_pd(1.0);
+  __m512d inv = _mm512_rcp14_pd(b);
+  inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(b, inv, one), inv);
+  inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(b, inv, one), inv);
+  return _mm512_mul_pd(a, inv);
+}
+
+template <typename LX, typename LY>
+void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams& kp, KlSums& out) {
+  const LogTable& table = log_table();
+  const __m512d inv_lo = _mm512_load_pd(table.inv_c), inv_hi = _mm512_load_pd(table.inv_c + 8);
+  const __m512d log_lo = _mm512_load_pd(table.log_c), log_hi = _mm512_load_pd(table.log_c + 8);
+  // Constant sides use raw values: (v - 0) * 1.
+  const __m512d lo_x = _mm512_set1_pd(kp.raw_x ? 0.0 : kp.lo_x), scale_x = _mm512_set1_pd(kp.raw_x ? 1.0 : kp.scale_x);
+  const __m512d lo_y = _mm512_set1_pd(kp.raw_y ? 0.0 : kp.lo_y), scale_y = _mm512_set1_pd(kp.raw_y ? 1.0 : kp.scale_y);
+  const __m512d floor = _mm512_set1_pd(kEps32);
+  __m512d sum_a = _mm512_setzero_pd(), sum_b = sum_a, sum_c = sum_a;
+  for (size_t i = 0; i < n; i += 8) {
+    const __m512d xv = _mm512_cvtps_pd(LX::load8(xp, i)), yv = _mm512_cvtps_pd(LY::load8(yp, i));
+    const __m512d a = _mm512_max_pd(_mm512_mul_pd(_mm512_sub_pd(xv, lo_x), scale_x), floor);
+    const __m512d b = _mm512_max_pd(_mm512_mul_pd(_mm512_sub_pd(yv, lo_y), scale_y), floor);
+    sum_a = _mm512_add_pd(sum_a, a);
+    sum_b = _mm512_add_pd(sum_b, b);
+    sum_c = _mm512_fmadd_pd(a, log_pd(divide_pd(a, b), inv_lo, inv_hi, log_lo, log_hi), sum_c);
+  }
+  out.sum_a += _mm512_reduce_add_pd(sum_a);
+  out.sum_b += _mm512_reduce_add_pd(sum_b);
+  out.sum_a_log_ratio += _mm512_reduce_add_pd(sum_c);
+}
+
+void accumulate_kl(const ElementRun& x, const ElementRun& y, size_t n, const KlParams& params, KlSums& out) {
+  if (dtype_info(x.dtype).precision == Precision::needs_float64 ||
+      dtype_info(y.dtype).precision == Precision::needs_float64) {
+    accumulate_kl_exact_runs(x, y, n, params, out);
+    return;
+  }
+  alignas(64) float x_staging[kKernelBlock];
+  alignas(64) float y_staging[kKernelBlock];
+  for (size_t done = 0; done < n; done += kKernelBlock) {
+    const size_t m = std::min(kKernelBlock, n - done);
+    const size_t vector_part = m & ~size_t(7);
+    const ElementRun xb = advanced(x, done), yb = advanced(y, done);
+    if (vector_part) {
+      const Operand xo = stage(xb, vector_part, x_staging), yo = stage(yb, vector_part, y_staging);
+      with_loaders(xo.loader, yo.loader, [&](auto lx, auto ly) {
+        kl_block<decltype(lx), decltype(ly)>(xo.data, yo.data, vector_part, params, out);
+      });
+    }
+    if (m > vector_part)
+      accumulate_kl_exact_runs(advanced(xb, vector_part), advanced(yb, vector_part), m - vector_part, params, out);
+  }
+}
+
+}  // namespace
+
+const KernelTable kAvx512Kernels = {"avx512", accumulate, accumulate_kl};
+
+}  // namespace opdiff

@@ -1,0 +1,121 @@
+// Pieces shared by the SIMD kernel files (no intrinsics here; each kernel file includes this and
+// compiles it with its own flags).
+//
+// The SIMD kernels work on blocks of kKernelBlock elements whose values are exact in float32:
+// * moments (sum, sum of squares, cross products) are accumulated in double around a shift K
+//   (the block's first element), which keeps the variance exact to ~n ulps whatever the mean;
+// * |x - y|, (x - y)^2 and the relative error are formed in float32 (correctly rounded, so
+//   relative error 2^-24 per term) and summed in float32 over at most 8 vectors before being
+//   added to double accumulators;
+// * a block whose sums are not finite (NaN/Inf inputs, or differences beyond float32's range) is
+//   recomputed by the exact double loop, so special values follow the reference semantics exactly.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "opdiff/block_sums.hpp"
+#include "opdiff/decode.hpp"
+#include "opdiff/kernels.hpp"
+
+namespace opdiff::kernels {
+
+inline constexpr float kRelativeEpsF32 = 2.220446049250313e-16f;  // 2^-52, exact in float32
+
+// Reduced sums of one SIMD block, before they become BlockSums.
+struct RawBlock {
+  size_t count = 0;
+  double shift_x = 0, shift_y = 0;
+  double s1x = 0, s2x = 0, s1y = 0, s2y = 0, sxy = 0;  // around the shifts
+  double sum_abs_diff = 0, sum_sq_diff = 0, sum_rel = 0;
+  float max_abs_diff = 0, max_rel = 0;
+  float min_x = 0, max_x = 0, min_y = 0, max_y = 0;
+  uint64_t close = 0;
+
+  bool finite() const {
+    return std::isfinite(s1x) && std::isfinite(s1y) && std::isfinite(s2x) && std::isfinite(s2y) &&
+           std::isfinite(sxy) && std::isfinite(sum_abs_diff) && std::isfinite(sum_sq_diff) && std::isfinite(sum_rel);
+  }
+};
+
+// BlockSums of a finite block (indices of the maxima are filled in by the caller).
+inline BlockSums to_block_sums(const RawBlock& r) {
+  BlockSums b;
+  const double n = double(r.count);
+  b.count = r.count;
+  b.mean_x = r.shift_x + r.s1x / n;
+  b.mean_y = r.shift_y + r.s1y / n;
+  b.m2_x = std::max(0.0, r.s2x - r.s1x * r.s1x / n);
+  b.m2_y = std::max(0.0, r.s2y - r.s1y * r.s1y / n);
+  b.co_xy = r.sxy - r.s1x * r.s1y / n;
+  b.sum_abs_diff = r.sum_abs_diff;
+  b.sum_sq_diff = r.sum_sq_diff;
+  b.sum_rel = r.sum_rel;
+  b.max_abs_diff = r.max_abs_diff;
+  b.max_rel = r.max_rel;
+  b.min_x = r.min_x;
+  b.max_x = r.max_x;
+  b.min_y = r.min_y;
+  b.max_y = r.max_y;
+  b.close = r.close;
+  return b;
+}
+
+// Whether a block maximum must be located: it beats what the range before it holds (ties keep the
+// earlier index, as numpy's argmax; a NaN maximum already stands).
+inline bool beats(double block_max, double running_max) {
+  return running_max == running_max && block_max > running_max;
+}
+
+// The exact double loop over `n` elements of the original runs: the fallback for blocks with
+// special values, and the tail shorter than one vector.
+inline void accumulate_exact_runs(const ElementRun& x, const ElementRun& y, size_t n, uint64_t index_base,
+                                  const PairParams& params, BlockSums& out) {
+  double xs[kKernelBlock], ys[kKernelBlock];
+  for (size_t done = 0; done < n; done += kKernelBlock) {
+    const size_t m = std::min(kKernelBlock, n - done);
+    decode_to_float64(advanced(x, done), m, xs);
+    decode_to_float64(advanced(y, done), m, ys);
+    accumulate_exact(xs, ys, m, index_base + done, params, out);
+  }
+}
+
+inline void accumulate_kl_exact_runs(const ElementRun& x, const ElementRun& y, size_t n, const KlParams& params,
+                                     KlSums& out) {
+  double xs[kKernelBlock], ys[kKernelBlock];
+  for (size_t done = 0; done < n; done += kKernelBlock) {
+    const size_t m = std::min(kKernelBlock, n - done);
+    decode_to_float64(advanced(x, done), m, xs);
+    decode_to_float64(advanced(y, done), m, ys);
+    accumulate_kl_exact(xs, ys, m, params, out);
+  }
+}
+
+// A natural-log table for the vector logs: m in [1, 2) split into 16 intervals by the top 4
+// mantissa bits; inv_c[j] ~ 1/c_j for the interval's centre c_j and log_c[j] = -ln(inv_c[j])
+// exactly for the rounded inv_c, so ln m = log_c[j] + ln(1 + r), r = m * inv_c[j] - 1, |r| < 1/31.
+struct LogTable {
+  alignas(64) double inv_c[16];
+  alignas(64) double log_c[16];
+  LogTable() {
+    for (int j = 0; j < 16; ++j) {
+      const double centre = 1.0 + (j + 0.5) / 16.0;
+      inv_c[j] = 1.0 / centre;
+      log_c[j] = -std::log(inv_c[j]);
+    }
+  }
+};
+
+inline const LogTable& log_table() {
+  static const LogTable table;
+  return table;
+}
+
+// ln(1 + r) for |r| < 1/31 by its Taylor series to r^8 (truncation error < 3e-14): coefficients.
+inline constexpr double kLogC2 = -1.0 / 2, kLogC3 = 1.0 / 3, kLogC4 = -1.0 / 4, kLogC5 = 1.0 / 5, kLogC6 = -1.0 / 6,
+                        kLogC7 = 1.0 / 7, kLogC8 = -1.0 / 8;
+inline constexpr double kLn2 = 0.6931471805599453094;
+
+}  // namespace opdiff::kernels
