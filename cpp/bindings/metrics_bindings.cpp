@@ -1,9 +1,11 @@
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <optional>
 #include <string>
 
+#include "opdiff/decode.hpp"
 #include "opdiff/dtype.hpp"
 #include "opdiff/element_source.hpp"
 #include "opdiff/metrics.hpp"
@@ -110,6 +112,23 @@ void register_metrics(py::module_& m) {
       py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true, py::arg("scalar_shape") = false,
       py::arg("threads") = 0, py::arg("simd") = py::none(),
       "Compare two raw buffers element by element; returns a dict of metrics.");
+
+  m.def(
+      "decode_to_float64",
+      [](const py::buffer& data, const std::string& dtype, uint64_t count) {
+        const BufferTensor tensor(data, dtype, count, "data");
+        const ContiguousSource source = tensor.source();
+        py::array_t<double> out(py::ssize_t(source.size()));
+        double* dst = out.mutable_data();
+        {
+          py::gil_scoped_release release;
+          const ElementRun run = source.run(0, source.size(), nullptr);
+          decode_to_float64(run, size_t(source.size()), dst);
+        }
+        return out;
+      },
+      py::arg("data"), py::arg("dtype"), py::arg("count"),
+      "Decode raw elements (complex: their components) to a float64 array with the core's decoding table.");
 
   m.def("simd_info", [] {
     const SimdInfo info = simd_info();

@@ -2,11 +2,30 @@
 // fallback of the SIMD paths. This file defines the metric semantics the fast kernels must match.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "opdiff/block_sums.hpp"
 #include "opdiff/kernels.hpp"
 
 namespace opdiff {
+
+namespace {
+
+// Chan et al.'s exact merge of (mean, M2) of two ranges with na and nb elements. With an infinite
+// mean the weighted sum gives numpy's mean (inf + inf = inf, inf - inf = NaN) and M2 is NaN.
+void merge_moments(double& mean, double& m2, double next_mean, double next_m2, double na, double nb) {
+  const double n = na + nb;
+  if (std::isfinite(mean) && std::isfinite(next_mean)) {
+    const double delta = next_mean - mean;
+    m2 += next_m2 + delta * delta * (na * nb / n);
+    mean += delta * (nb / n);
+  } else {
+    mean = (na * mean + nb * next_mean) / n;
+    m2 = std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+}  // namespace
 
 void merge_block_sums(BlockSums& into, const BlockSums& next) {
   if (next.count == 0) return;
@@ -17,12 +36,9 @@ void merge_block_sums(BlockSums& into, const BlockSums& next) {
   const double na = double(into.count), nb = double(next.count), n = na + nb;
   const double dx = next.mean_x - into.mean_x;
   const double dy = next.mean_y - into.mean_y;
-  const double weight = na * nb / n;
-  into.m2_x += next.m2_x + dx * dx * weight;
-  into.m2_y += next.m2_y + dy * dy * weight;
-  into.co_xy += next.co_xy + dx * dy * weight;
-  into.mean_x += dx * (nb / n);
-  into.mean_y += dy * (nb / n);
+  into.co_xy += next.co_xy + dx * dy * (na * nb / n);  // NaN when a mean is infinite, as numpy's
+  merge_moments(into.mean_x, into.m2_x, next.mean_x, next.m2_x, na, nb);
+  merge_moments(into.mean_y, into.m2_y, next.mean_y, next.m2_y, na, nb);
   into.count += next.count;
 
   into.sum_abs_diff += next.sum_abs_diff;

@@ -38,8 +38,6 @@ _NUMPY_TO_CORE = {
     np.dtype(ml_dtypes.bfloat16): "bfloat16",
     np.dtype(ml_dtypes.float8_e4m3fn): "float8_e4m3fn",
     np.dtype(ml_dtypes.float8_e5m2): "float8_e5m2",
-    # ml_dtypes' int4 keeps one value per byte (sign-extended), which is int8's layout.
-    np.dtype(ml_dtypes.int4): "int8",
     np.dtype(np.int8): "int8",
     np.dtype(np.uint8): "uint8",
     np.dtype(np.int16): "int16",
@@ -52,6 +50,10 @@ _NUMPY_TO_CORE = {
     np.dtype(np.complex64): "complex64",
     np.dtype(np.complex128): "complex128",
 }
+
+
+# ml_dtypes' int4/uint4 keep one value per byte in the low nibble; widened (copied) to int8/uint8.
+_WIDENED = {np.dtype(ml_dtypes.int4): np.dtype(np.int8), np.dtype(ml_dtypes.uint4): np.dtype(np.uint8)}
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,8 @@ def as_core_operand(value: Union[np.ndarray, RawTensor], what: str) -> CoreOpera
     if isinstance(value, RawTensor):
         return CoreOperand(value.data, value.dtype, value.count, (value.count,))
     array = np.asarray(value)
+    if array.dtype in _WIDENED:
+        array = array.astype(_WIDENED[array.dtype])
     try:
         name = core_dtype_name(array.dtype)
     except ValueError as error:

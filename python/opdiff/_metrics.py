@@ -166,7 +166,23 @@ def metrics(
     >>> m.cosine_similarity > 0.9999, m.count
     (True, 1000)
     """
+    return compute_metrics(a, b, algorithms=algorithms, rtol=rtol, atol=atol, threads=threads)
+
+
+def compute_metrics(
+    a: Union[np.ndarray, RawTensor],
+    b: Union[np.ndarray, RawTensor],
+    *,
+    algorithms: Optional[Sequence[Union[str, int]]] = None,
+    rtol: float = 1e-3,
+    atol: float = 1e-5,
+    threads: Optional[int] = None,
+    simd: Optional[str] = None,
+) -> Metrics:
+    """:func:`metrics` with a choice of SIMD path (``simd="scalar"|"avx2"|"avx512"``), for tests and benchmarks."""
     chosen = _resolve_algorithms(algorithms)
+    if not (rtol >= 0 and atol >= 0):
+        raise ValueError("rtol and atol must be non-negative numbers")
     if threads is not None and threads < 1:
         raise ValueError("threads must be at least 1")
     x = as_core_operand(a, "a")
@@ -188,6 +204,7 @@ def metrics(
         kl="KullbackLeiblerDivergence" in chosen,
         scalar_shape=_is_scalar_shape(x.shape),
         threads=threads or 0,
+        simd=simd,
     )
     notes = tuple(message for bit, message in _NOTE_MESSAGES.items() if raw["notes"] & bit)
     raw.pop("notes")

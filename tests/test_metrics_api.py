@@ -1,0 +1,143 @@
+"""The Python API of opdiff.metrics: dtypes, sizes, errors, threads, SIMD switch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import opdiff
+from opdiff import _core
+from opdiff._metrics import compute_metrics
+
+
+def test_mixed_shapes_with_equal_counts_are_compared_flat() -> None:
+    y = np.arange(24, dtype=np.float32)
+    m = opdiff.metrics(y.reshape(2, 3, 4).astype(np.float16), y.reshape(4, 6))
+    assert m.count == 24 and m.max_absolute_error == 0.0
+
+
+def test_mismatched_sizes_raise_value_error() -> None:
+    with pytest.raises(ValueError, match="element counts differ"):
+        opdiff.metrics(np.zeros(3), np.zeros(4))
+
+
+@pytest.mark.parametrize("dtype", [np.str_, np.object_, np.datetime64])
+def test_unsupported_dtype_raises_value_error(dtype) -> None:
+    with pytest.raises(ValueError, match="unsupported dtype"):
+        opdiff.metrics(np.zeros(3, dtype=dtype), np.zeros(3))
+
+
+def test_bad_algorithm_and_tolerances_are_rejected() -> None:
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        opdiff.metrics(np.zeros(3), np.zeros(3), algorithms=["Nope"])
+    with pytest.raises(ValueError, match="out of range"):
+        opdiff.metrics(np.zeros(3), np.zeros(3), algorithms=[10])
+    with pytest.raises(ValueError):
+        opdiff.metrics(np.zeros(3), np.zeros(3), rtol=-1)
+
+
+def test_kl_is_skipped_when_not_selected() -> None:
+    m = opdiff.metrics(np.ones(3), np.ones(3), algorithms=[0, "MaxAbsoluteError"])
+    assert np.isnan(m.kullback_leibler_divergence)
+    assert m.max_absolute_error == 0.0
+
+
+def test_non_contiguous_and_big_endian_inputs() -> None:
+    y = np.arange(200, dtype=np.float64).reshape(20, 10)
+    m = opdiff.metrics(y[:, ::2], y[:, ::2].astype(">f8"))
+    assert m.count == 100 and m.max_absolute_error == 0.0
+
+
+def test_contiguous_input_is_not_copied() -> None:
+    from opdiff._dtypes import as_core_operand
+
+    a = np.arange(10, dtype=np.float32)
+    operand = as_core_operand(a, "a")
+    assert np.shares_memory(operand.buffer, a)
+
+
+def test_as_dict_and_reference_values() -> None:
+    m = opdiff.metrics(np.array([1.0, 2.0]), np.array([1.0, 2.5]))
+    d = m.as_dict()
+    assert d["x"]["max"] == 2.0 and d["count"] == 2
+    assert list(m.reference_values()) == list(opdiff.ALGORITHMS)
+
+
+def test_packed_int4_raw_tensor_matches_unpacked_values() -> None:
+    values = np.array([-8, -1, 0, 1, 7, 3, -5], dtype=np.int8)
+    nibbles = (values & 0xF).astype(np.uint8)
+    padded = np.append(nibbles, 0)
+    packed = (padded[0::2] | (padded[1::2] << 4)).astype(np.uint8)
+    raw = opdiff.RawTensor(packed, "int4", values.size)
+    np.testing.assert_array_equal(_core.decode_to_float64(packed, "int4", values.size), values)
+    assert opdiff.metrics(raw, values).max_absolute_error == 0.0
+
+
+def test_ml_dtypes_int4_arrays_are_read_as_their_values() -> None:
+    values = np.array([-8, -1, 0, 7], dtype=ml_dtypes.int4)
+    assert opdiff.metrics(values, np.array([-8, -1, 0, 7], np.float32)).max_absolute_error == 0.0
+
+
+def test_result_does_not_depend_on_threads(simd: str) -> None:
+    rng = np.random.default_rng(7)
+    y = rng.standard_normal(1_000_003).astype(np.float32)
+    x = (y + rng.standard_normal(y.size).astype(np.float32) * 1e-3).astype(np.float16)
+    one = compute_metrics(x, y, threads=1, simd=simd)
+    two = compute_metrics(x, y, threads=2, simd=simd)
+    many = compute_metrics(x, y, threads=7, simd=simd)
+    assert one == two == many
+
+
+def test_gil_is_released_while_kernels_run() -> None:
+    import threading
+    import time
+
+    y = np.random.default_rng(0).standard_normal(8_000_000).astype(np.float32)
+    ticks = []
+    stop = threading.Event()
+
+    def ticker() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    start = time.perf_counter()
+    for _ in range(3):
+        opdiff.metrics(y, y, threads=1)
+    elapsed = time.perf_counter() - start
+    stop.set()
+    thread.join()
+    # With the GIL held for the whole call the ticker would stall; it keeps ticking instead.
+    assert elapsed > 0.02
+    assert len([t for t in ticks if start <= t <= start + elapsed]) >= 5
+
+
+@pytest.mark.parametrize("path", opdiff.simd_info()["supported"])
+def test_opdiff_simd_environment_variable_forces_a_path(path: str) -> None:
+    code = (
+        "import numpy as np, opdiff, json;"
+        "m = opdiff.metrics(np.arange(100, dtype=np.float16), np.arange(100, dtype=np.float32) + 0.5);"
+        "print(json.dumps([opdiff.simd_info(), m.max_absolute_error]))"
+    )
+    env = dict(os.environ, OPDIFF_SIMD=path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    import json
+
+    info, max_error = json.loads(out.stdout)
+    assert info["active"] == path and info["forced_by"] == path
+    assert max_error == 0.5
+
+
+def test_unavailable_simd_request_falls_back_loudly() -> None:
+    env = dict(os.environ, OPDIFF_SIMD="neon")
+    code = "import opdiff; print(opdiff.simd_info()['active'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert "not available" in out.stderr
+    assert out.stdout.strip() == opdiff.simd_info()["supported"][0]
