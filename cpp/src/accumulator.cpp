@@ -33,13 +33,13 @@ void merge_block_sums(BlockSums& into, const BlockSums& next) {
     into = next;
     return;
   }
-  const double na = double(into.count), nb = double(next.count), n = na + nb;
-  const double dx = next.mean_x - into.mean_x;
-  const double dy = next.mean_y - into.mean_y;
-  into.co_xy += next.co_xy + dx * dy * (na * nb / n);  // NaN when a mean is infinite, as numpy's
+  const double na = double(into.count), nb = double(next.count);
   merge_moments(into.mean_x, into.m2_x, next.mean_x, next.m2_x, na, nb);
   merge_moments(into.mean_y, into.m2_y, next.mean_y, next.m2_y, na, nb);
   into.count += next.count;
+  into.sum_xx += next.sum_xx;
+  into.sum_yy += next.sum_yy;
+  into.sum_xy += next.sum_xy;
 
   into.sum_abs_diff += next.sum_abs_diff;
   into.sum_sq_diff += next.sum_sq_diff;
@@ -83,6 +83,9 @@ void accumulate_exact(const double* x, const double* y, size_t n, uint64_t index
     const double xi = x[i], yi = y[i];
     sum_x += xi;
     sum_y += yi;
+    b.sum_xx += xi * xi;
+    b.sum_yy += yi * yi;
+    b.sum_xy += xi * yi;
     count_special(xi, b.nan_x, b.pos_inf_x, b.neg_inf_x);
     count_special(yi, b.nan_y, b.pos_inf_y, b.neg_inf_y);
     if (xi < b.min_x) b.min_x = xi;  // comparisons with NaN are false: NaN is skipped
@@ -114,7 +117,6 @@ void accumulate_exact(const double* x, const double* y, size_t n, uint64_t index
     const double cx = x[i] - b.mean_x, cy = y[i] - b.mean_y;
     b.m2_x += cx * cx;
     b.m2_y += cy * cy;
-    b.co_xy += cx * cy;
   }
   merge_block_sums(out, b);
 }

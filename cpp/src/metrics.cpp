@@ -119,9 +119,7 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
                    total.neg_inf_y);
 
   const double dn = double(n);
-  const double sum_xx = total.m2_x + dn * total.mean_x * total.mean_x;
-  const double sum_yy = total.m2_y + dn * total.mean_y * total.mean_y;
-  const double sum_xy = total.co_xy + dn * total.mean_x * total.mean_y;
+  const double sum_xx = total.sum_xx, sum_yy = total.sum_yy, sum_xy = total.sum_xy;
 
   r.cosine_similarity = cosine(sum_xx, sum_yy, sum_xy, options.scalar_shape, r.notes);
   if (n == 0) r.notes |= kNoteEmpty;

@@ -1,6 +1,7 @@
 // Partial results of the metric pass over one range of elements, and how two are merged.
-// Moments are kept as (mean, M2, co-moment) and merged with Chan et al.'s formulas, so
-// variance and dot products stay accurate when means are large.
+// Variances are kept as (mean, M2) and merged with Chan et al.'s formulas, so they stay accurate
+// when means are large; the sums the cosine needs are plain sums (no cancellation in x^2, y^2;
+// x*y is exact in double for float32 inputs).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@ struct BlockSums {
   uint64_t count = 0;
   double mean_x = 0, m2_x = 0;  // m2 = sum (x - mean_x)^2
   double mean_y = 0, m2_y = 0;
-  double co_xy = 0;             // sum (x - mean_x)(y - mean_y)
+  double sum_xx = 0, sum_yy = 0, sum_xy = 0;
 
   double sum_abs_diff = 0;      // sum |x - y|
   double sum_sq_diff = 0;       // sum (x - y)^2

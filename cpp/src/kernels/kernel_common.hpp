@@ -2,8 +2,9 @@
 // compiles it with its own flags).
 //
 // The SIMD kernels work on blocks of kKernelBlock elements whose values are exact in float32:
-// * moments (sum, sum of squares, cross products) are accumulated in double around a shift K
-//   (the block's first element), which keeps the variance exact to ~n ulps whatever the mean;
+// * moments (sum, sum of squares, cross products) are accumulated in double; float32 products are
+//   exact in double. A block's M2 = S2 - S1^2/n loses precision only when the mean dwarfs the
+//   spread (S2 > 2^24 M2); such blocks are recomputed by the exact two-pass loop;
 // * |x - y|, (x - y)^2 and the relative error are formed in float32 (correctly rounded, so
 //   relative error 2^-24 per term) and summed in float32 over at most 8 vectors before being
 //   added to double accumulators;
@@ -27,8 +28,7 @@ inline constexpr float kRelativeEpsF32 = 2.220446049250313e-16f;  // 2^-52, exac
 // Reduced sums of one SIMD block, before they become BlockSums.
 struct RawBlock {
   size_t count = 0;
-  double shift_x = 0, shift_y = 0;
-  double s1x = 0, s2x = 0, s1y = 0, s2y = 0, sxy = 0;  // around the shifts
+  double s1x = 0, s2x = 0, s1y = 0, s2y = 0, sxy = 0;  // sums of x, x^2, y, y^2, x*y
   double sum_abs_diff = 0, sum_sq_diff = 0, sum_rel = 0;
   float max_abs_diff = 0, max_rel = 0;
   float min_x = 0, max_x = 0, min_y = 0, max_y = 0;
@@ -40,16 +40,23 @@ struct RawBlock {
   }
 };
 
-// BlockSums of a finite block (indices of the maxima are filled in by the caller).
-inline BlockSums to_block_sums(const RawBlock& r) {
-  BlockSums b;
+// M2 from plain sums, when that is accurate (relative error below ~2^-28).
+inline bool m2_from_sums(double s1, double s2, double n, double& m2) {
+  m2 = s2 - s1 * s1 / n;
+  return s2 <= 0x1p24 * m2 || s2 == 0;
+}
+
+// BlockSums of a finite block whose variances the plain sums give accurately; false otherwise
+// (the caller then recomputes the block exactly). Indices of the maxima are filled in by the caller.
+inline bool to_block_sums(const RawBlock& r, BlockSums& b) {
   const double n = double(r.count);
+  if (!m2_from_sums(r.s1x, r.s2x, n, b.m2_x) || !m2_from_sums(r.s1y, r.s2y, n, b.m2_y)) return false;
   b.count = r.count;
-  b.mean_x = r.shift_x + r.s1x / n;
-  b.mean_y = r.shift_y + r.s1y / n;
-  b.m2_x = std::max(0.0, r.s2x - r.s1x * r.s1x / n);
-  b.m2_y = std::max(0.0, r.s2y - r.s1y * r.s1y / n);
-  b.co_xy = r.sxy - r.s1x * r.s1y / n;
+  b.mean_x = r.s1x / n;
+  b.mean_y = r.s1y / n;
+  b.sum_xx = r.s2x;
+  b.sum_yy = r.s2y;
+  b.sum_xy = r.sxy;
   b.sum_abs_diff = r.sum_abs_diff;
   b.sum_sq_diff = r.sum_sq_diff;
   b.sum_rel = r.sum_rel;
@@ -60,7 +67,7 @@ inline BlockSums to_block_sums(const RawBlock& r) {
   b.min_y = r.min_y;
   b.max_y = r.max_y;
   b.close = r.close;
-  return b;
+  return true;
 }
 
 // Whether a block maximum must be located: it beats what the range before it holds (ties keep the
@@ -113,9 +120,9 @@ inline const LogTable& log_table() {
   return table;
 }
 
-// ln(1 + r) for |r| < 1/31 by its Taylor series to r^8 (truncation error < 3e-14): coefficients.
-inline constexpr double kLogC2 = -1.0 / 2, kLogC3 = 1.0 / 3, kLogC4 = -1.0 / 4, kLogC5 = 1.0 / 5, kLogC6 = -1.0 / 6,
-                        kLogC7 = 1.0 / 7, kLogC8 = -1.0 / 8;
+// ln(1 + r) for |r| < 1/31 by its Taylor series to r^6 (truncation error < 4e-12, far below what
+// KL needs: its tolerance is 1e-9 absolute): coefficients.
+inline constexpr double kLogC2 = -1.0 / 2, kLogC3 = 1.0 / 3, kLogC4 = -1.0 / 4, kLogC5 = 1.0 / 5, kLogC6 = -1.0 / 6;
 inline constexpr double kLn2 = 0.6931471805599453094;
 
 }  // namespace opdiff::kernels
