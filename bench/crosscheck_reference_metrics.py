@@ -31,6 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
+from opdiff.report.reference_format import format_metric
 
 # Runs inside the reference's environment: calls each built-in algorithm on every pair.
 REFERENCE_RUNNER = r"""
@@ -85,19 +86,7 @@ def cases(seed: int) -> List[Tuple[str, np.ndarray, np.ndarray]]:
 
 def opdiff_strings(x: np.ndarray, y: np.ndarray) -> Dict[str, str]:
     m = opdiff.metrics(x.astype(np.float32), y.astype(np.float32))
-    values = m.reference_values()
-    out: Dict[str, str] = {}
-    for name, value in values.items():
-        if name == "StandardDeviation":
-            parts = [0.0 if abs(v) < 0.001 else v for v in value]  # the reference's clean-up
-            out[name] = "({:.3f};{:.3f}),({:.3f};{:.3f})".format(*parts)
-        elif name == "CosineSimilarity" and math.isnan(value) and any("zero" in n for n in m.notes):
-            out[name] = "NaN"  # not computed
-        elif name in ("MaxAbsoluteError", "MaxRelativeError", "KullbackLeiblerDivergence") and m.count == 0:
-            out[name] = "NaN"
-        else:
-            out[name] = f"{value:.6f}"
-    return out
+    return {name: format_metric(name, m) for name in opdiff.ALGORITHMS}
 
 
 def agree(ours: str, theirs: str) -> bool:

@@ -6,7 +6,7 @@
 """
 
 from opdiff._dtypes import CORE_DTYPES, RawTensor
-from opdiff._metrics import ALGORITHMS, Metrics, SideStats, metrics, simd_info
+from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
 
 __version__ = "0.1.0"
 
@@ -14,6 +14,7 @@ __all__ = [
     "ALGORITHMS",
     "CORE_DTYPES",
     "Metrics",
+    "Note",
     "RawTensor",
     "SideStats",
     "metrics",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -25,15 +26,20 @@ ALGORITHMS: Tuple[str, ...] = (
 )
 """The reference tool's built-in algorithms, in its order (indices 0-9 of ``-alg``)."""
 
-_NOTE_MESSAGES = {
-    1 << 0: "This tensor is scalar.",
-    1 << 1: "Both sides are all zero.",
-    1 << 2: "Cannot compare by Cosine Similarity. All the data is zero in my output.",
-    1 << 3: "Cannot compare by Cosine Similarity. All the data is zero in the ground truth.",
-    1 << 4: "The tensors are empty.",
-    1 << 5: "The ground truth distribution contains 0: KullbackLeiblerDivergence is inf.",
-    1 << 6: "KullbackLeiblerDivergence was not requested.",
-}
+class Note(str, Enum):
+    """Why a metric took a special value; the text is the message a report shows."""
+
+    SCALAR = "This tensor is scalar."
+    BOTH_ZERO = "Both sides are all zero."
+    MY_ZERO = "Cannot compare by Cosine Similarity. All the data is zero in my output."
+    GOLDEN_ZERO = "Cannot compare by Cosine Similarity. All the data is zero in the ground truth."
+    EMPTY = "The tensors are empty."
+    KL_GOLDEN_ZERO = "The ground truth distribution contains 0: KullbackLeiblerDivergence is inf."
+    KL_SKIPPED = "KullbackLeiblerDivergence was not requested."
+
+
+# Bit i of the core's `notes` field is _NOTE_BITS[i] (cpp/include/opdiff/metrics.hpp, MetricNote).
+_NOTE_BITS = (Note.SCALAR, Note.BOTH_ZERO, Note.MY_ZERO, Note.GOLDEN_ZERO, Note.EMPTY, Note.KL_GOLDEN_ZERO, Note.KL_SKIPPED)
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ class Metrics:
     max_relative_error_index: int
     sqnr_db: float
     allclose_fraction: float
-    notes: Tuple[str, ...] = ()
+    notes: Tuple[Note, ...] = ()
 
     @property
     def standard_deviation(self) -> Tuple[float, float, float, float]:
@@ -206,7 +212,7 @@ def compute_metrics(
         threads=threads or 0,
         simd=simd,
     )
-    notes = tuple(message for bit, message in _NOTE_MESSAGES.items() if raw["notes"] & bit)
+    notes = tuple(note for bit, note in enumerate(_NOTE_BITS) if raw["notes"] & (1 << bit))
     raw.pop("notes")
     raw["x"] = SideStats(**raw["x"])
     raw["y"] = SideStats(**raw["y"])
@@ -225,5 +231,5 @@ def simd_info() -> Dict[str, Any]:
     return dict(_core.simd_info())
 
 
-__all__ = ["ALGORITHMS", "Metrics", "SideStats", "metrics", "simd_info"]
+__all__ = ["ALGORITHMS", "Metrics", "Note", "SideStats", "metrics", "simd_info"]
 

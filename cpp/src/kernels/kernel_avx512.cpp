@@ -10,14 +10,27 @@ namespace {
 using namespace kernels;
 
 // Loaders: 16 (or 8) consecutive elements at element index i, widened to float32.
+// low_pd/high_pd: elements i..i+7 and i+8..i+15 as doubles, given `v` = load16(p, i).
+inline __m512d low_half_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+inline __m512d high_half_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
+
 struct LoadF32 {
   static __m512 load16(const std::byte* p, size_t i) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p) + i); }
+  // Converting straight from memory spares the shuffle port an extract.
+  static __m512d low_pd(const std::byte* p, size_t i, __m512) {
+    return _mm512_cvtps_pd(_mm256_loadu_ps(reinterpret_cast<const float*>(p) + i));
+  }
+  static __m512d high_pd(const std::byte* p, size_t i, __m512) {
+    return _mm512_cvtps_pd(_mm256_loadu_ps(reinterpret_cast<const float*>(p) + i + 8));
+  }
   static __m256 load8(const std::byte* p, size_t i) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p) + i); }
 };
 struct LoadF16 {
   static __m512 load16(const std::byte* p, size_t i) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i)));
   }
+  static __m512d low_pd(const std::byte*, size_t, __m512 v) { return low_half_pd(v); }
+  static __m512d high_pd(const std::byte*, size_t, __m512 v) { return high_half_pd(v); }
   static __m256 load8(const std::byte* p, size_t i) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i)));
   }
@@ -29,6 +42,8 @@ struct LoadBF16 {
     const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i));
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   }
+  static __m512d low_pd(const std::byte*, size_t, __m512 v) { return low_half_pd(v); }
+  static __m512d high_pd(const std::byte*, size_t, __m512 v) { return high_half_pd(v); }
   static __m256 load8(const std::byte* p, size_t i) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i));
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
@@ -92,9 +107,7 @@ Operand stage(const ElementRun& run, size_t n, float* staging) {
   }
 }
 
-inline __m512d low_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
-inline __m512d high_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
-inline __m512d widen_sum(__m512 v) { return _mm512_add_pd(low_pd(v), high_pd(v)); }
+inline __m512d widen_sum(__m512 v) { return _mm512_add_pd(low_half_pd(v), high_half_pd(v)); }
 
 // Pass 1 over n elements (a multiple of 16, at most kKernelBlock) of float32-exact data.
 template <typename LX, typename LY>
@@ -119,8 +132,8 @@ RawBlock block_sums(const std::byte* xp, const std::byte* yp, size_t n, const Pa
     for (size_t i = group; i < end; i += 16) {
       const __m512 x = LX::load16(xp, i), y = LY::load16(yp, i);
 
-      const __m512d xl = low_pd(x), xh = high_pd(x);
-      const __m512d yl = low_pd(y), yh = high_pd(y);
+      const __m512d xl = LX::low_pd(xp, i, x), xh = LX::high_pd(xp, i, x);
+      const __m512d yl = LY::low_pd(yp, i, y), yh = LY::high_pd(yp, i, y);
       s1x0 = _mm512_add_pd(s1x0, xl);
       s1x1 = _mm512_add_pd(s1x1, xh);
       s1y0 = _mm512_add_pd(s1y0, yl);

@@ -1,0 +1,49 @@
+"""Metric values as the reference tool (msaccucmp) prints them in its CSV.
+
+Numbers use ``%.6f`` (so NaN and Inf print as ``nan``, ``inf``, ``-inf``); the capitalised ``NaN``
+means "not computed" (a side all zero for the cosine, an empty tensor for the max-type metrics and
+KL); two all-zero sides give the literal cosine ``1.0``; StandardDeviation prints
+``(mean;std),(mean;std)`` with ``%.3f`` and values under 0.001 in magnitude shown as 0.
+"""
+
+from __future__ import annotations
+
+from opdiff._metrics import Metrics, Note
+
+NOT_COMPUTED = "NaN"
+
+
+def _number(value: float) -> str:
+    return f"{value:.6f}"
+
+
+def _std(value: float) -> float:
+    return 0.0 if abs(value) < 0.001 else value
+
+
+def format_metric(name: str, m: Metrics) -> str:
+    """The reference's CSV text for metric `name` (one of opdiff.ALGORITHMS).
+
+    >>> import numpy as np, opdiff
+    >>> m = opdiff.metrics(np.zeros(4, np.float32), np.zeros(4, np.float32))
+    >>> format_metric("CosineSimilarity", m), format_metric("StandardDeviation", m)
+    ('1.0', '(0.000;0.000),(0.000;0.000)')
+    """
+    if name == "CosineSimilarity":
+        if Note.SCALAR in m.notes:
+            return _number(1.0)
+        if Note.BOTH_ZERO in m.notes:
+            return "1.0"
+        if Note.MY_ZERO in m.notes or Note.GOLDEN_ZERO in m.notes:
+            return NOT_COMPUTED
+        return _number(m.cosine_similarity)
+    if name == "StandardDeviation":
+        parts = [_std(v) for v in m.standard_deviation]
+        return "({:.3f};{:.3f}),({:.3f};{:.3f})".format(*parts)
+    if Note.EMPTY in m.notes and name in ("MaxAbsoluteError", "MaxRelativeError", "KullbackLeiblerDivergence"):
+        return NOT_COMPUTED
+    if name == "KullbackLeiblerDivergence" and Note.KL_SKIPPED in m.notes:
+        return NOT_COMPUTED
+    value = m.reference_values()[name]
+    assert isinstance(value, float)
+    return _number(value)
