@@ -261,16 +261,17 @@ template <typename LX, typename LY>
 void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams& kp, KlSums& out) {
   const LogTable& table = log_table();
   // Constant sides use raw values: (v - 0) * 1.
-  const __m256d lo_x = _mm256_set1_pd(kp.raw_x ? 0.0 : kp.lo_x), scale_x = _mm256_set1_pd(kp.raw_x ? 1.0 : kp.scale_x);
-  const __m256d lo_y = _mm256_set1_pd(kp.raw_y ? 0.0 : kp.lo_y), scale_y = _mm256_set1_pd(kp.raw_y ? 1.0 : kp.scale_y);
+  // a = (x - lo) * scale as one FMA: x * scale - lo * scale.
+  const __m256d scale_x = _mm256_set1_pd(kp.raw_x ? 1.0 : kp.scale_x), offset_x = _mm256_set1_pd(kp.raw_x ? 0.0 : kp.lo_x * kp.scale_x);
+  const __m256d scale_y = _mm256_set1_pd(kp.raw_y ? 1.0 : kp.scale_y), offset_y = _mm256_set1_pd(kp.raw_y ? 0.0 : kp.lo_y * kp.scale_y);
   const __m256d floor = _mm256_set1_pd(kEps32);
   __m256d sum_a = _mm256_setzero_pd(), sum_b = sum_a, sum_c = sum_a;
   for (size_t i = 0; i < n; i += 8) {
     const __m256 xs = LX::load8(xp, i), ys = LY::load8(yp, i);
     for (int half = 0; half < 2; ++half) {
       const __m256d xv = half ? high_pd(xs) : low_pd(xs), yv = half ? high_pd(ys) : low_pd(ys);
-      const __m256d a = _mm256_max_pd(_mm256_mul_pd(_mm256_sub_pd(xv, lo_x), scale_x), floor);
-      const __m256d b = _mm256_max_pd(_mm256_mul_pd(_mm256_sub_pd(yv, lo_y), scale_y), floor);
+      const __m256d a = _mm256_max_pd(_mm256_fmsub_pd(xv, scale_x, offset_x), floor);
+      const __m256d b = _mm256_max_pd(_mm256_fmsub_pd(yv, scale_y, offset_y), floor);
       sum_a = _mm256_add_pd(sum_a, a);
       sum_b = _mm256_add_pd(sum_b, b);
       sum_c = _mm256_fmadd_pd(a, log_pd(_mm256_div_pd(a, b), table), sum_c);

@@ -277,14 +277,15 @@ void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams
   const __m512d inv_lo = _mm512_load_pd(table.inv_c), inv_hi = _mm512_load_pd(table.inv_c + 8);
   const __m512d log_lo = _mm512_load_pd(table.log_c), log_hi = _mm512_load_pd(table.log_c + 8);
   // Constant sides use raw values: (v - 0) * 1.
-  const __m512d lo_x = _mm512_set1_pd(kp.raw_x ? 0.0 : kp.lo_x), scale_x = _mm512_set1_pd(kp.raw_x ? 1.0 : kp.scale_x);
-  const __m512d lo_y = _mm512_set1_pd(kp.raw_y ? 0.0 : kp.lo_y), scale_y = _mm512_set1_pd(kp.raw_y ? 1.0 : kp.scale_y);
+  // a = (x - lo) * scale as one FMA: x * scale - lo * scale.
+  const __m512d scale_x = _mm512_set1_pd(kp.raw_x ? 1.0 : kp.scale_x), offset_x = _mm512_set1_pd(kp.raw_x ? 0.0 : kp.lo_x * kp.scale_x);
+  const __m512d scale_y = _mm512_set1_pd(kp.raw_y ? 1.0 : kp.scale_y), offset_y = _mm512_set1_pd(kp.raw_y ? 0.0 : kp.lo_y * kp.scale_y);
   const __m512d floor = _mm512_set1_pd(kEps32);
   __m512d sum_a = _mm512_setzero_pd(), sum_b = sum_a, sum_c = sum_a;
   for (size_t i = 0; i < n; i += 8) {
     const __m512d xv = _mm512_cvtps_pd(LX::load8(xp, i)), yv = _mm512_cvtps_pd(LY::load8(yp, i));
-    const __m512d a = _mm512_max_pd(_mm512_mul_pd(_mm512_sub_pd(xv, lo_x), scale_x), floor);
-    const __m512d b = _mm512_max_pd(_mm512_mul_pd(_mm512_sub_pd(yv, lo_y), scale_y), floor);
+    const __m512d a = _mm512_max_pd(_mm512_fmsub_pd(xv, scale_x, offset_x), floor);
+    const __m512d b = _mm512_max_pd(_mm512_fmsub_pd(yv, scale_y, offset_y), floor);
     sum_a = _mm512_add_pd(sum_a, a);
     sum_b = _mm512_add_pd(sum_b, b);
     sum_c = _mm512_fmadd_pd(a, log_pd(divide_pd(a, b), inv_lo, inv_hi, log_lo, log_hi), sum_c);
