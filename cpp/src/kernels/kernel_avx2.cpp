@@ -198,36 +198,106 @@ size_t find_first(const std::byte* xp, const std::byte* yp, size_t n, float targ
   return 0;  // unreachable: target is one of the block's values
 }
 
+inline __m256d abs_pd(__m256d v) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), v); }
+
+inline double reduce_pd(__m256d v, __m128d (*op)(__m128d, __m128d)) {
+  const __m128d pair = op(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(op(pair, _mm_unpackhi_pd(pair, pair)));
+}
+
+// |x - y| / |y| where |y| > 2^-52, else 0, in double.
+inline __m256d relative_error_pd(__m256d abs_diff, __m256d abs_y) {
+  const __m256d nonzero_golden = _mm256_cmp_pd(abs_y, _mm256_set1_pd(kEps64), _CMP_GT_OQ);
+  return _mm256_and_pd(nonzero_golden, _mm256_div_pd(abs_diff, abs_y));
+}
+
+// Pass 1 over n float64 values (a multiple of 8, at most kKernelBlock): for float64 and wide
+// integers, whose values float32 cannot hold.
+RawBlock block_sums_f64(const double* xp, const double* yp, size_t n, const PairParams& params) {
+  RawBlock r;
+  r.count = n;
+  const __m256d rtol = _mm256_set1_pd(params.rtol), atol = _mm256_set1_pd(params.atol);
+  __m256d s1x = _mm256_setzero_pd(), s1y = s1x, s2x = s1x, s2y = s1x, sxy = s1x;
+  __m256d abs_sum = s1x, sq_sum = s1x, rel_sum = s1x, max_abs = s1x, max_rel = s1x;
+  __m256d min_x = _mm256_set1_pd(HUGE_VAL), max_x = _mm256_set1_pd(-HUGE_VAL), min_y = min_x, max_y = max_x;
+  uint64_t close = 0;
+  for (size_t i = 0; i < n; i += 4) {
+    const __m256d x = _mm256_loadu_pd(xp + i), y = _mm256_loadu_pd(yp + i);
+    s1x = _mm256_add_pd(s1x, x);
+    s1y = _mm256_add_pd(s1y, y);
+    s2x = _mm256_fmadd_pd(x, x, s2x);
+    s2y = _mm256_fmadd_pd(y, y, s2y);
+    sxy = _mm256_fmadd_pd(x, y, sxy);
+    const __m256d diff = _mm256_sub_pd(x, y);
+    const __m256d abs_diff = abs_pd(diff), abs_y = abs_pd(y);
+    abs_sum = _mm256_add_pd(abs_sum, abs_diff);
+    sq_sum = _mm256_fmadd_pd(diff, diff, sq_sum);
+    max_abs = _mm256_max_pd(abs_diff, max_abs);
+    const __m256d rel = relative_error_pd(abs_diff, abs_y);
+    rel_sum = _mm256_add_pd(rel_sum, rel);
+    max_rel = _mm256_max_pd(rel, max_rel);
+    min_x = _mm256_min_pd(x, min_x);
+    max_x = _mm256_max_pd(x, max_x);
+    min_y = _mm256_min_pd(y, min_y);
+    max_y = _mm256_max_pd(y, max_y);
+    const __m256d is_close = _mm256_cmp_pd(abs_diff, _mm256_fmadd_pd(rtol, abs_y, atol), _CMP_LE_OQ);
+    close += _mm_popcnt_u32(uint32_t(_mm256_movemask_pd(is_close)));
+  }
+  r.s1x = reduce_add(s1x);
+  r.s1y = reduce_add(s1y);
+  r.s2x = reduce_add(s2x);
+  r.s2y = reduce_add(s2y);
+  r.sxy = reduce_add(sxy);
+  r.sum_abs_diff = reduce_add(abs_sum);
+  r.sum_sq_diff = reduce_add(sq_sum);
+  r.sum_rel = reduce_add(rel_sum);
+  r.max_abs_diff = reduce_pd(max_abs, _mm_max_pd);
+  r.max_rel = reduce_pd(max_rel, _mm_max_pd);
+  r.min_x = reduce_pd(min_x, _mm_min_pd);
+  r.max_x = reduce_pd(max_x, _mm_max_pd);
+  r.min_y = reduce_pd(min_y, _mm_min_pd);
+  r.max_y = reduce_pd(max_y, _mm_max_pd);
+  r.close = close;
+  return r;
+}
+
+size_t find_first_f64(const double* xp, const double* yp, size_t n, double target, bool relative) {
+  const __m256d want = _mm256_set1_pd(target);
+  for (size_t i = 0; i < n; i += 4) {
+    const __m256d x = _mm256_loadu_pd(xp + i), y = _mm256_loadu_pd(yp + i);
+    __m256d value = abs_pd(_mm256_sub_pd(x, y));
+    if (relative) value = relative_error_pd(value, abs_pd(y));
+    const int hits = _mm256_movemask_pd(_mm256_cmp_pd(value, want, _CMP_EQ_OQ));
+    if (hits) return i + size_t(__builtin_ctz(unsigned(hits)));
+  }
+  return 0;  // unreachable: target is one of the block's values
+}
+
 void accumulate(const ElementRun& x, const ElementRun& y, size_t n, uint64_t index_base, const PairParams& params,
                 BlockSums& out) {
-  if (dtype_info(x.dtype).precision == Precision::needs_float64 ||
-      dtype_info(y.dtype).precision == Precision::needs_float64) {
-    accumulate_exact_runs(x, y, n, index_base, params, out);
-    return;
-  }
-  alignas(64) float x_staging[kKernelBlock];
-  alignas(64) float y_staging[kKernelBlock];
+  const bool wide = needs_float64(x, y);
+  constexpr size_t kStagingFloats = 2 * kKernelBlock;  // room for kKernelBlock doubles
+  alignas(64) float x_staging[kStagingFloats];
+  alignas(64) float y_staging[kStagingFloats];
   for (size_t done = 0; done < n; done += kKernelBlock) {
     const size_t m = std::min(kKernelBlock, n - done);
     const size_t vector_part = m & ~size_t(7);
     const ElementRun xb = advanced(x, done), yb = advanced(y, done);
     const uint64_t base = index_base + done;
-    if (vector_part) {
+    if (vector_part && wide) {
+      const double* xd = stage_float64(xb, vector_part, reinterpret_cast<double*>(x_staging));
+      const double* yd = stage_float64(yb, vector_part, reinterpret_cast<double*>(y_staging));
+      finish_block(block_sums_f64(xd, yd, vector_part, params), xb, yb, base, params, out,
+                   [&](double target, bool relative) { return find_first_f64(xd, yd, vector_part, target, relative); });
+    } else if (vector_part) {
       const Operand xo = stage(xb, vector_part, x_staging), yo = stage(yb, vector_part, y_staging);
       with_loaders(xo.loader, yo.loader, [&](auto lx, auto ly) {
         using LX = decltype(lx);
         using LY = decltype(ly);
-        const RawBlock raw = block_sums<LX, LY>(xo.data, yo.data, vector_part, params);
-        BlockSums b;
-        if (!raw.finite() || !to_block_sums(raw, b)) {
-          accumulate_exact_runs(xb, yb, vector_part, base, params, out);
-          return;
-        }
-        if (beats(b.max_abs_diff, out.max_abs_diff))
-          b.max_abs_diff_index = base + find_first<LX, LY>(xo.data, yo.data, vector_part, raw.max_abs_diff, false);
-        if (beats(b.max_rel, out.max_rel))
-          b.max_rel_index = base + find_first<LX, LY>(xo.data, yo.data, vector_part, raw.max_rel, true);
-        merge_block_sums(out, b);
+        finish_block(block_sums<LX, LY>(xo.data, yo.data, vector_part, params), xb, yb, base, params, out,
+                     [&](double target, bool relative) {
+                       return find_first<LX, LY>(xo.data, yo.data, vector_part, float(target), relative);
+                     });
       });
     }
     if (m > vector_part)
@@ -283,8 +353,7 @@ void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams
 }
 
 void accumulate_kl(const ElementRun& x, const ElementRun& y, size_t n, const KlParams& params, KlSums& out) {
-  if (dtype_info(x.dtype).precision == Precision::needs_float64 ||
-      dtype_info(y.dtype).precision == Precision::needs_float64) {
+  if (needs_float64(x, y)) {
     accumulate_kl_exact_runs(x, y, n, params, out);
     return;
   }

@@ -206,36 +206,98 @@ size_t find_first(const std::byte* xp, const std::byte* yp, size_t n, float targ
   return 0;  // unreachable: target is one of the block's values
 }
 
+// Pass 1 over n float64 values (a multiple of 8, at most kKernelBlock): for float64 and wide
+// integers, whose values float32 cannot hold.
+RawBlock block_sums_f64(const double* xp, const double* yp, size_t n, const PairParams& params) {
+  RawBlock r;
+  r.count = n;
+  const __m512d eps = _mm512_set1_pd(kEps64);
+  const __m512d rtol = _mm512_set1_pd(params.rtol), atol = _mm512_set1_pd(params.atol);
+  __m512d s1x = _mm512_setzero_pd(), s1y = s1x, s2x = s1x, s2y = s1x, sxy = s1x;
+  __m512d abs_sum = s1x, sq_sum = s1x, rel_sum = s1x, max_abs = s1x, max_rel = s1x;
+  __m512d min_x = _mm512_set1_pd(HUGE_VAL), max_x = _mm512_set1_pd(-HUGE_VAL), min_y = min_x, max_y = max_x;
+  __m512i close = _mm512_setzero_si512();
+  const __m512i one = _mm512_set1_epi64(1);
+  for (size_t i = 0; i < n; i += 8) {
+    const __m512d x = _mm512_loadu_pd(xp + i), y = _mm512_loadu_pd(yp + i);
+    s1x = _mm512_add_pd(s1x, x);
+    s1y = _mm512_add_pd(s1y, y);
+    s2x = _mm512_fmadd_pd(x, x, s2x);
+    s2y = _mm512_fmadd_pd(y, y, s2y);
+    sxy = _mm512_fmadd_pd(x, y, sxy);
+    const __m512d diff = _mm512_sub_pd(x, y);
+    const __m512d abs_diff = _mm512_abs_pd(diff), abs_y = _mm512_abs_pd(y);
+    abs_sum = _mm512_add_pd(abs_sum, abs_diff);
+    sq_sum = _mm512_fmadd_pd(diff, diff, sq_sum);
+    max_abs = _mm512_max_pd(abs_diff, max_abs);
+    const __m512d rel = _mm512_maskz_div_pd(_mm512_cmp_pd_mask(abs_y, eps, _CMP_GT_OQ), abs_diff, abs_y);
+    rel_sum = _mm512_add_pd(rel_sum, rel);
+    max_rel = _mm512_max_pd(rel, max_rel);
+    min_x = _mm512_min_pd(x, min_x);
+    max_x = _mm512_max_pd(x, max_x);
+    min_y = _mm512_min_pd(y, min_y);
+    max_y = _mm512_max_pd(y, max_y);
+    close = _mm512_mask_add_epi64(close, _mm512_cmp_pd_mask(abs_diff, _mm512_fmadd_pd(rtol, abs_y, atol), _CMP_LE_OQ),
+                                  close, one);
+  }
+  r.s1x = _mm512_reduce_add_pd(s1x);
+  r.s1y = _mm512_reduce_add_pd(s1y);
+  r.s2x = _mm512_reduce_add_pd(s2x);
+  r.s2y = _mm512_reduce_add_pd(s2y);
+  r.sxy = _mm512_reduce_add_pd(sxy);
+  r.sum_abs_diff = _mm512_reduce_add_pd(abs_sum);
+  r.sum_sq_diff = _mm512_reduce_add_pd(sq_sum);
+  r.sum_rel = _mm512_reduce_add_pd(rel_sum);
+  r.max_abs_diff = _mm512_reduce_max_pd(max_abs);
+  r.max_rel = _mm512_reduce_max_pd(max_rel);
+  r.min_x = _mm512_reduce_min_pd(min_x);
+  r.max_x = _mm512_reduce_max_pd(max_x);
+  r.min_y = _mm512_reduce_min_pd(min_y);
+  r.max_y = _mm512_reduce_max_pd(max_y);
+  r.close = uint64_t(_mm512_reduce_add_epi64(close));
+  return r;
+}
+
+size_t find_first_f64(const double* xp, const double* yp, size_t n, double target, bool relative) {
+  const __m512d want = _mm512_set1_pd(target), eps = _mm512_set1_pd(kEps64);
+  for (size_t i = 0; i < n; i += 8) {
+    const __m512d x = _mm512_loadu_pd(xp + i), y = _mm512_loadu_pd(yp + i);
+    __m512d value = _mm512_abs_pd(_mm512_sub_pd(x, y));
+    if (relative) {
+      const __m512d abs_y = _mm512_abs_pd(y);
+      value = _mm512_maskz_div_pd(_mm512_cmp_pd_mask(abs_y, eps, _CMP_GT_OQ), value, abs_y);
+    }
+    const uint32_t hits = _cvtmask8_u32(_mm512_cmp_pd_mask(value, want, _CMP_EQ_OQ));
+    if (hits) return i + size_t(__builtin_ctz(hits));
+  }
+  return 0;  // unreachable: target is one of the block's values
+}
+
 void accumulate(const ElementRun& x, const ElementRun& y, size_t n, uint64_t index_base, const PairParams& params,
                 BlockSums& out) {
-  if (dtype_info(x.dtype).precision == Precision::needs_float64 ||
-      dtype_info(y.dtype).precision == Precision::needs_float64) {
-    accumulate_exact_runs(x, y, n, index_base, params, out);
-    return;
-  }
-  alignas(64) float x_staging[kKernelBlock];
-  alignas(64) float y_staging[kKernelBlock];
+  const bool wide = needs_float64(x, y);
+  constexpr size_t kStagingFloats = 2 * kKernelBlock;  // room for kKernelBlock doubles
+  alignas(64) float x_staging[kStagingFloats];
+  alignas(64) float y_staging[kStagingFloats];
   for (size_t done = 0; done < n; done += kKernelBlock) {
     const size_t m = std::min(kKernelBlock, n - done);
     const size_t vector_part = m & ~size_t(15);
     const ElementRun xb = advanced(x, done), yb = advanced(y, done);
     const uint64_t base = index_base + done;
-    if (vector_part) {
+    if (vector_part && wide) {
+      const double* xd = stage_float64(xb, vector_part, reinterpret_cast<double*>(x_staging));
+      const double* yd = stage_float64(yb, vector_part, reinterpret_cast<double*>(y_staging));
+      finish_block(block_sums_f64(xd, yd, vector_part, params), xb, yb, base, params, out,
+                   [&](double target, bool relative) { return find_first_f64(xd, yd, vector_part, target, relative); });
+    } else if (vector_part) {
       const Operand xo = stage(xb, vector_part, x_staging), yo = stage(yb, vector_part, y_staging);
       with_loaders(xo.loader, yo.loader, [&](auto lx, auto ly) {
         using LX = decltype(lx);
         using LY = decltype(ly);
-        const RawBlock raw = block_sums<LX, LY>(xo.data, yo.data, vector_part, params);
-        BlockSums b;
-        if (!raw.finite() || !to_block_sums(raw, b)) {
-          accumulate_exact_runs(xb, yb, vector_part, base, params, out);
-          return;
-        }
-        if (beats(b.max_abs_diff, out.max_abs_diff))
-          b.max_abs_diff_index = base + find_first<LX, LY>(xo.data, yo.data, vector_part, raw.max_abs_diff, false);
-        if (beats(b.max_rel, out.max_rel))
-          b.max_rel_index = base + find_first<LX, LY>(xo.data, yo.data, vector_part, raw.max_rel, true);
-        merge_block_sums(out, b);
+        finish_block(block_sums<LX, LY>(xo.data, yo.data, vector_part, params), xb, yb, base, params, out,
+                     [&](double target, bool relative) {
+                       return find_first<LX, LY>(xo.data, yo.data, vector_part, float(target), relative);
+                     });
       });
     }
     if (m > vector_part)
@@ -296,8 +358,7 @@ void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams
 }
 
 void accumulate_kl(const ElementRun& x, const ElementRun& y, size_t n, const KlParams& params, KlSums& out) {
-  if (dtype_info(x.dtype).precision == Precision::needs_float64 ||
-      dtype_info(y.dtype).precision == Precision::needs_float64) {
+  if (needs_float64(x, y)) {
     accumulate_kl_exact_runs(x, y, n, params, out);
     return;
   }

@@ -30,8 +30,8 @@ struct RawBlock {
   size_t count = 0;
   double s1x = 0, s2x = 0, s1y = 0, s2y = 0, sxy = 0;  // sums of x, x^2, y, y^2, x*y
   double sum_abs_diff = 0, sum_sq_diff = 0, sum_rel = 0;
-  float max_abs_diff = 0, max_rel = 0;
-  float min_x = 0, max_x = 0, min_y = 0, max_y = 0;
+  double max_abs_diff = 0, max_rel = 0;
+  double min_x = 0, max_x = 0, min_y = 0, max_y = 0;
   uint64_t close = 0;
 
   bool finite() const {
@@ -87,6 +87,35 @@ inline void accumulate_exact_runs(const ElementRun& x, const ElementRun& y, size
     decode_to_float64(advanced(y, done), m, ys);
     accumulate_exact(xs, ys, m, index_base + done, params, out);
   }
+}
+
+// Folds a SIMD block's sums into `out`, or recomputes the block exactly when they cannot be trusted
+// (special values, differences past float32's range, a variance the plain sums lose).
+// find(target, relative) gives the block position of the first |x - y| or relative error equal to
+// `target`; it is only called when the block's maximum beats the running one.
+template <typename Find>
+void finish_block(const RawBlock& raw, const ElementRun& x, const ElementRun& y, uint64_t index_base,
+                  const PairParams& params, BlockSums& out, Find find) {
+  BlockSums b;
+  if (!raw.finite() || !to_block_sums(raw, b)) {
+    accumulate_exact_runs(x, y, raw.count, index_base, params, out);
+    return;
+  }
+  if (beats(b.max_abs_diff, out.max_abs_diff)) b.max_abs_diff_index = index_base + find(raw.max_abs_diff, false);
+  if (beats(b.max_rel, out.max_rel)) b.max_rel_index = index_base + find(raw.max_rel, true);
+  merge_block_sums(out, b);
+}
+
+// Both sides as float64 values: in place for float64 data, else widened into `staging`.
+inline const double* stage_float64(const ElementRun& run, size_t n, double* staging) {
+  if (run.dtype == DType::float64) return reinterpret_cast<const double*>(run.data);
+  decode_to_float64(run, n, staging);
+  return staging;
+}
+
+inline bool needs_float64(const ElementRun& x, const ElementRun& y) {
+  return dtype_info(x.dtype).precision == Precision::needs_float64 ||
+         dtype_info(y.dtype).precision == Precision::needs_float64;
 }
 
 inline void accumulate_kl_exact_runs(const ElementRun& x, const ElementRun& y, size_t n, const KlParams& params,
