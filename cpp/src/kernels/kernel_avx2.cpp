@@ -27,27 +27,25 @@ struct LoadBF16 {  // bfloat16 is the top half of a float32: widening is a shift
 
 enum class Loader { f32, f16, bf16 };
 
+// Calls f(Loader{}) with the loader type for `kind`.
+template <typename F>
+decltype(auto) with_loader(Loader kind, F&& f) {
+  switch (kind) {
+    case Loader::f16:
+      return f(LoadF16{});
+    case Loader::bf16:
+      return f(LoadBF16{});
+    default:
+      return f(LoadF32{});
+  }
+}
+
 // Calls f(LoaderX{}, LoaderY{}) with the loader types for the two sides.
 template <typename F>
 decltype(auto) with_loaders(Loader kx, Loader ky, F&& f) {
-  auto with_y = [&](auto lx) -> decltype(auto) {
-    switch (ky) {
-      case Loader::f16:
-        return f(lx, LoadF16{});
-      case Loader::bf16:
-        return f(lx, LoadBF16{});
-      default:
-        return f(lx, LoadF32{});
-    }
-  };
-  switch (kx) {
-    case Loader::f16:
-      return with_y(LoadF16{});
-    case Loader::bf16:
-      return with_y(LoadBF16{});
-    default:
-      return with_y(LoadF32{});
-  }
+  return with_loader(kx, [&](auto lx) -> decltype(auto) {
+    return with_loader(ky, [&](auto ly) -> decltype(auto) { return f(lx, ly); });
+  });
 }
 
 struct Operand {
@@ -273,6 +271,23 @@ size_t find_first_f64(const double* xp, const double* yp, size_t n, double targe
   return 0;  // unreachable: target is one of the block's values
 }
 
+// Both sides as float64 values for the float64 kernels: float64 in place; half, bfloat16 and
+// float32 widened with vector conversions; everything else by the decoding table.
+const double* widen_to_float64(const ElementRun& run, size_t n, double* staging) {
+  if (run.dtype != DType::float32 && run.dtype != DType::float16 && run.dtype != DType::bfloat16)
+    return stage_float64(run, n, staging);
+  const Loader loader = run.dtype == DType::float32 ? Loader::f32 : run.dtype == DType::float16 ? Loader::f16 : Loader::bf16;
+  with_loader(loader, [&](auto l) {
+    using L = decltype(l);
+    for (size_t i = 0; i < n; i += 8) {
+      const __m256 v = L::load8(run.data, i);
+      _mm256_storeu_pd(staging + i, low_pd(v));
+      _mm256_storeu_pd(staging + i + 4, high_pd(v));
+    }
+  });
+  return staging;
+}
+
 void accumulate(const ElementRun& x, const ElementRun& y, size_t n, uint64_t index_base, const PairParams& params,
                 BlockSums& out) {
   const bool wide = needs_float64(x, y);
@@ -285,8 +300,8 @@ void accumulate(const ElementRun& x, const ElementRun& y, size_t n, uint64_t ind
     const ElementRun xb = advanced(x, done), yb = advanced(y, done);
     const uint64_t base = index_base + done;
     if (vector_part && wide) {
-      const double* xd = stage_float64(xb, vector_part, reinterpret_cast<double*>(x_staging));
-      const double* yd = stage_float64(yb, vector_part, reinterpret_cast<double*>(y_staging));
+      const double* xd = widen_to_float64(xb, vector_part, reinterpret_cast<double*>(x_staging));
+      const double* yd = widen_to_float64(yb, vector_part, reinterpret_cast<double*>(y_staging));
       finish_block(block_sums_f64(xd, yd, vector_part, params), xb, yb, base, params, out,
                    [&](double target, bool relative) { return find_first_f64(xd, yd, vector_part, target, relative); });
     } else if (vector_part) {
