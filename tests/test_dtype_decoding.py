@@ -81,3 +81,17 @@ def test_hifloat8_is_monotonic_over_positive_patterns() -> None:
     ordered = sorted((v, b) for b, v in zip(range(0x80), positives))
     assert len(set(positives)) == len(positives)  # every pattern a distinct value
     assert all(math.isfinite(v) for v, _ in ordered)
+
+
+def test_hifloat8_all_patterns_match_independent_decoder() -> None:
+    from reference_decoders import hifloat8_values
+
+    patterns = np.arange(256, dtype=np.uint8)
+    np.testing.assert_array_equal(decode(patterns, "hifloat8"), hifloat8_values(patterns))
+
+
+def test_int4_all_byte_patterns_match_independent_decoder() -> None:
+    from reference_decoders import unpack_int4
+
+    packed = np.arange(256, dtype=np.uint8)
+    np.testing.assert_array_equal(_core.decode_to_float64(packed, "int4", 512), unpack_int4(packed, 512))

@@ -125,3 +125,21 @@ def test_sixteen_million_elements(simd: str, x_dtype: str, y_dtype: str) -> None
     noise = rng.standard_normal(n, dtype=np.float32) * np.float32(1e-3)
     x = (y * (1 + noise)).astype(ALL[x_dtype])
     check_pair(x, y, simd, threads=2)
+
+
+@pytest.mark.parametrize("simd", SIMD_PATHS)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_raw_hifloat8_and_int4_match_float64_reference(simd: str, data: st.DataObject) -> None:
+    from opdiff import RawTensor
+    from reference_decoders import hifloat8_values, unpack_int4
+
+    n = data.draw(SIZES, label="n")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    hif8 = rng.integers(0, 256, n, dtype=np.uint8)
+    if data.draw(st.booleans(), label="finite only"):
+        hif8[np.isin(hif8, [0x80, 0x6F, 0xEF])] = 0x08
+    packed = rng.integers(0, 256, (n + 1) // 2, dtype=np.uint8)
+    x, y = hifloat8_values(hif8), unpack_int4(packed, n)
+    m = compute_metrics(RawTensor(hif8, "hifloat8", n), RawTensor(packed, "int4", n), simd=simd)
+    assert_matches_reference(m, reference_metrics(x, y, (n,)), x, y)
