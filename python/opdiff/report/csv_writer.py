@@ -1,0 +1,144 @@
+"""The reference tool's network result CSV (msaccucmp-behaviour.md §6.1), written incrementally
+through a temporary file that becomes the result only when the run completes."""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, List, Optional, Sequence, Type
+
+from opdiff._metrics import ALGORITHMS
+from opdiff.report.reference_format import NOT_COMPUTED, format_metric
+from opdiff.report.rows import CompareRow
+
+_FORMULA_STARTS = ("=", "+", "-", "%", "@", "＝", "＋", "－", "％", "＠")
+
+
+@dataclass(frozen=True)
+class CsvColumns:
+    """Which of the reference's optional columns a result file has."""
+
+    algorithms: Sequence[str] = ALGORITHMS
+    op_sequence: bool = False  # with -r / -s
+    my_address: bool = True  # dropped when the -m side holds .npy files
+    golden_address: bool = True  # dropped when the -g side holds .npy files
+    overflow: bool = False  # with -overflow_detection / -advisor
+
+    def header(self) -> List[str]:
+        names = ["Index"]
+        if self.op_sequence:
+            names.append("OpSequence")
+        names += ["OpType", "NPUDump", "DataType"]
+        if self.my_address:
+            names.append("Address")
+        names += ["GroundTruth", "DataType"]
+        if self.golden_address:
+            names.append("Address")
+        names += ["TensorIndex", "Shape"]
+        if self.overflow:
+            names.append("OverFlow")
+        return names + list(self.algorithms) + ["CompareFailReason"]
+
+
+def _text(value: Optional[str]) -> str:
+    return NOT_COMPUTED if value is None else value
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def safe_cell(cell: str) -> str:
+    """Neutralise text a spreadsheet would run as a formula (the reference aborts the write instead)."""
+    if cell and not _is_number(cell) and cell.startswith(_FORMULA_STARTS):
+        return "'" + cell
+    return cell
+
+
+def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
+    """The row's cells, in the header's order, formatted as the reference prints them."""
+    cells = [str(row.index)]
+    if columns.op_sequence:
+        cells.append(_text(None if row.op_sequence is None else str(row.op_sequence)))
+    cells += [row.op_type, row.npu_dump, _text(row.my_dtype)]
+    if columns.my_address:
+        cells.append(_text(row.my_address))
+    cells += [row.ground_truth, _text(row.golden_dtype)]
+    if columns.golden_address:
+        cells.append(_text(row.golden_address))
+    cells.append(row.tensor_index)
+    cells.append(_text(None if row.shape is None else "[" + ",".join(str(d) for d in row.shape) + "]"))
+    if columns.overflow:
+        cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
+    for name in columns.algorithms:
+        cells.append(NOT_COMPUTED if row.metrics is None else format_metric(name, row.metrics))
+    cells.append(",".join(row.reasons))
+    return [safe_cell(cell) for cell in cells]
+
+
+class ReferenceCsvWriter:
+    """Writes rows as they come to ``{path}.partial``; ``close()`` renames it to ``path``.
+
+    Leaving the ``with`` block through an exception (Ctrl-C included) keeps what was written as
+    ``{stem}.incomplete.csv``, so a stopped run still leaves a usable, clearly marked report.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "result.csv"
+    >>> with ReferenceCsvWriter(out, CsvColumns(algorithms=["CosineSimilarity"])) as writer:
+    ...     writer.write(CompareRow(0, "Data", "x", "x", "x:output:0", reasons=("no dump",)))
+    >>> out.read_text().splitlines()[1]
+    '0,Data,x,NaN,NaN,x,NaN,NaN,x:output:0,NaN,NaN,no dump'
+    """
+
+    def __init__(self, path: Path, columns: CsvColumns) -> None:
+        self.path = Path(path)
+        self.columns = columns
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        self._handle: Optional[IO[str]] = open(self.partial, "w", newline="", encoding="utf-8")
+        os.chmod(self.partial, 0o600)  # as the reference: results may name a customer's model
+        self._csv = csv.writer(self._handle, lineterminator="\n")
+        self._csv.writerow(columns.header())
+        self.rows_written = 0
+
+    def write(self, row: CompareRow) -> None:
+        assert self._handle is not None, "writer is closed"
+        self._csv.writerow(format_row(row, self.columns))
+        self.rows_written += 1
+
+    def close(self) -> Path:
+        """Finish the file: flush, fsync and rename into place."""
+        self._finish()
+        os.replace(self.partial, self.path)
+        return self.path
+
+    def abandon(self) -> Path:
+        """Keep what was written under a name that says the run did not complete."""
+        self._finish()
+        incomplete = self.path.with_name(f"{self.path.stem}.incomplete{self.path.suffix}")
+        os.replace(self.partial, incomplete)
+        return incomplete
+
+    def _finish(self) -> None:
+        if self._handle is not None:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> "ReferenceCsvWriter":
+        return self
+
+    def __exit__(
+        self, kind: Optional[Type[BaseException]], error: Optional[BaseException], trace: Optional[TracebackType]
+    ) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abandon()

@@ -1,0 +1,86 @@
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opdiff
+from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter, format_row, safe_cell
+from opdiff.report.rows import CompareRow
+
+
+def compared_row(index: int = 3) -> CompareRow:
+    m = opdiff.metrics(np.array([1, 2, 3], np.float16), np.array([1, 2, 3.5], np.float32))
+    return CompareRow(
+        index=index,
+        op_type="Conv2D",
+        npu_dump="conv1/Conv2D_relu_fused",
+        ground_truth="conv1/Conv2D,conv1/Relu",
+        tensor_index="conv1/Conv2D_relu_fused:output:0",
+        my_dtype="float16",
+        my_address="12345",
+        golden_dtype="float32",
+        shape=(1, 3),
+        overflow=False,
+        metrics=m,
+    )
+
+
+def test_header_follows_the_reference_order():
+    columns = CsvColumns(op_sequence=True, golden_address=False, overflow=True)
+    assert columns.header()[:12] == [
+        "Index", "OpSequence", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType",
+        "TensorIndex", "Shape", "OverFlow", "CosineSimilarity",
+    ]
+    assert columns.header()[-1] == "CompareFailReason"
+    assert len(columns.header()) == 11 + len(opdiff.ALGORITHMS) + 1
+
+
+def test_compared_row_cells():
+    cells = format_row(compared_row(), CsvColumns(golden_address=False, overflow=True))
+    assert cells[:9] == [
+        "3", "Conv2D", "conv1/Conv2D_relu_fused", "float16", "12345", "conv1/Conv2D,conv1/Relu", "float32",
+        "conv1/Conv2D_relu_fused:output:0", "[1,3]",
+    ]
+    assert cells[9] == "NO"
+    assert cells[10 + opdiff.ALGORITHMS.index("MaxAbsoluteError")] == "0.500000"
+    assert cells[-1] == ""
+
+
+def test_uncompared_row_has_nan_everywhere_and_its_reason():
+    row = CompareRow(1, "Relu", "relu", "relu", "relu:input:0", reasons=("[relu] no golden", "shape differs"))
+    cells = format_row(row, CsvColumns())
+    assert cells[3] == "NaN" and cells[10:-1] == ["NaN"] * len(opdiff.ALGORITHMS)
+    assert cells[-1] == "[relu] no golden,shape differs"
+
+
+@pytest.mark.parametrize("cell", ["=1+2", "+cmd", "@SUM(A1)", "-x", "＝evil"])
+def test_formula_like_text_is_neutralised(cell):
+    assert safe_cell(cell) == "'" + cell
+
+
+def test_numbers_stay_numbers():
+    assert safe_cell("-1.000000") == "-1.000000" and safe_cell("-inf") == "-inf"
+
+
+def test_completed_run_is_renamed_into_place(tmp_path: Path):
+    out = tmp_path / "result_20261129120000.csv"
+    with ReferenceCsvWriter(out, CsvColumns()) as writer:
+        writer.write(compared_row(0))
+        writer.write(compared_row(1))
+        assert not out.exists() and writer.partial.exists()
+    rows = list(csv.reader(out.open()))
+    assert len(rows) == 3 and rows[0][0] == "Index"
+    assert (out.stat().st_mode & 0o777) == 0o600
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_interrupted_run_keeps_an_incomplete_report(tmp_path: Path):
+    out = tmp_path / "result.csv"
+    with pytest.raises(KeyboardInterrupt):
+        with ReferenceCsvWriter(out, CsvColumns()) as writer:
+            writer.write(compared_row(0))
+            raise KeyboardInterrupt
+    assert not out.exists()
+    kept = tmp_path / "result.incomplete.csv"
+    assert len(kept.read_text().splitlines()) == 2

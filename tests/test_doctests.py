@@ -1,0 +1,20 @@
+"""Every docstring example in the package runs (so the documented examples cannot rot)."""
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import opdiff
+
+MODULES = sorted(
+    name for _, name, _ in pkgutil.walk_packages(opdiff.__path__, prefix="opdiff.") if not name.endswith("__main__")
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
+    assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"
