@@ -141,3 +141,24 @@ def test_unavailable_simd_request_falls_back_loudly() -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert "not available" in out.stderr
     assert out.stdout.strip() == opdiff.simd_info()["supported"][0]
+
+
+def _metrics_in_child(queue) -> None:
+    y = np.arange(1_000_000, dtype=np.float32)
+    queue.put(opdiff.metrics(y, y, threads=2).max_absolute_error)
+
+
+def test_threads_work_in_a_forked_child() -> None:
+    import multiprocessing
+
+    y = np.arange(1_000_000, dtype=np.float32)
+    opdiff.metrics(y, y, threads=2)  # the parent's pool exists before the fork
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_metrics_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+    assert child.exitcode == 0, "child hung or failed"
+    assert queue.get(timeout=5) == 0.0

@@ -1,7 +1,11 @@
 #include "opdiff/thread_pool.hpp"
 
 #include <atomic>
+#include <algorithm>
 #include <exception>
+#include <memory>
+
+#include <unistd.h>
 
 namespace opdiff {
 
@@ -89,8 +93,18 @@ void ThreadPool::parallel_for(size_t count, size_t max_workers, const std::funct
 }
 
 ThreadPool& default_thread_pool() {
-  static ThreadPool pool(std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1);
-  return pool;
+  static std::mutex mutex;
+  static std::unique_ptr<ThreadPool> pool;
+  static pid_t owner = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!pool || owner != getpid()) {
+    // A forked child inherits the pool object but not its threads: joining them would hang, so
+    // the child abandons that object and starts a pool of its own.
+    if (pool) pool.release();
+    pool = std::make_unique<ThreadPool>(std::max(1u, std::thread::hardware_concurrency()));
+    owner = getpid();
+  }
+  return *pool;
 }
 
 }  // namespace opdiff
