@@ -212,11 +212,16 @@ def compute_metrics(
         threads=threads or 0,
         simd=simd,
     )
-    notes = tuple(note for bit, note in enumerate(_NOTE_BITS) if raw["notes"] & (1 << bit))
-    raw.pop("notes")
-    raw["x"] = SideStats(**raw["x"])
-    raw["y"] = SideStats(**raw["y"])
-    return Metrics(**raw, notes=notes)
+    return metrics_from_core(raw)
+
+
+def metrics_from_core(raw: Dict[str, Any]) -> Metrics:
+    """A Metrics from the dict the core's compare functions return."""
+    fields = dict(raw)
+    notes = tuple(note for bit, note in enumerate(_NOTE_BITS) if fields.pop("notes") & (1 << bit))
+    fields["x"] = SideStats(**fields["x"])
+    fields["y"] = SideStats(**fields["y"])
+    return Metrics(**fields, notes=notes)
 
 
 def simd_info() -> Dict[str, Any]:
