@@ -218,7 +218,8 @@ def compute_metrics(
 def metrics_from_core(raw: Dict[str, Any]) -> Metrics:
     """A Metrics from the dict the core's compare functions return."""
     fields = dict(raw)
-    notes = tuple(note for bit, note in enumerate(_NOTE_BITS) if fields.pop("notes") & (1 << bit))
+    bits = fields.pop("notes")
+    notes = tuple(note for bit, note in enumerate(_NOTE_BITS) if bits & (1 << bit))
     fields["x"] = SideStats(**fields["x"])
     fields["y"] = SideStats(**fields["y"])
     return Metrics(**fields, notes=notes)
