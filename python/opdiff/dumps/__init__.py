@@ -1,0 +1,1 @@
+"""Ascend dump files and golden .npy folders."""
