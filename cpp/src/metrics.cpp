@@ -2,6 +2,7 @@
 // reference tool's metric values (with its quirks, documented where they apply).
 #include "opdiff/metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -17,30 +18,37 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Per-thread scratch for sources that gather (blocked layouts).
-struct Scratch {
-  std::unique_ptr<std::byte[]> x, y;
-  Scratch()
-      : x(new std::byte[kChunkElements * ElementSource::kScratchBytesPerElement]),
-        y(new std::byte[kChunkElements * ElementSource::kScratchBytesPerElement]) {}
+// Per-thread scratch for sources that gather (blocked layouts), allocated only for those: a pair
+// of plain arrays needs none, which keeps many small comparisons cheap.
+class Scratch {
+ public:
+  Scratch(const ElementSource& x, const ElementSource& y) {
+    const uint64_t elements = std::min<uint64_t>(kChunkElements, std::max(x.size(), y.size()));
+    if (x.uses_scratch()) x_.reset(new std::byte[elements * ElementSource::kScratchBytesPerElement]);
+    if (y.uses_scratch()) y_.reset(new std::byte[elements * ElementSource::kScratchBytesPerElement]);
+  }
+  std::byte* x() const { return x_.get(); }
+  std::byte* y() const { return y_.get(); }
+
+ private:
+  std::unique_ptr<std::byte[]> x_, y_;
 };
 
-// Runs body(chunk, begin, count, x_run, y_run) for every chunk, on the pool when allowed.
+// Runs body(chunk, begin, count, x_run, y_run) for every chunk, on one worker per scratch.
 template <typename Body>
-void for_each_chunk(const ElementSource& x, const ElementSource& y, ThreadPool* pool, size_t threads, Body body) {
+void for_each_chunk(const ElementSource& x, const ElementSource& y, std::vector<Scratch>& scratch, ThreadPool* pool,
+                    Body body) {
   const uint64_t n = x.size();
   const size_t chunks = size_t((n + kChunkElements - 1) / kChunkElements);
-  const bool parallel = pool && threads > 1 && chunks > 1;
-  const size_t workers = parallel ? std::min(threads, pool->size()) : 1;
-  std::vector<Scratch> scratch(workers);
+  const size_t workers = std::min(scratch.size(), chunks);
   auto task = [&](size_t chunk, size_t worker) {
     const uint64_t begin = chunk * kChunkElements;
     const uint64_t count = std::min<uint64_t>(kChunkElements, n - begin);
-    const ElementRun xr = x.run(begin, count, scratch[worker].x.get());
-    const ElementRun yr = y.run(begin, count, scratch[worker].y.get());
+    const ElementRun xr = x.run(begin, count, scratch[worker].x());
+    const ElementRun yr = y.run(begin, count, scratch[worker].y());
     body(chunk, begin, count, xr, yr);
   };
-  if (parallel) {
+  if (workers > 1) {
     pool->parallel_for(chunks, workers, task);
   } else {
     for (size_t chunk = 0; chunk < chunks; ++chunk) task(chunk, 0);
@@ -103,8 +111,13 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
   const PairParams params{options.rtol, options.atol};
 
   const size_t chunks = size_t((n + kChunkElements - 1) / kChunkElements);
+  const size_t workers = pool && threads > 1 && chunks > 1 ? std::min({threads, pool->size(), chunks}) : 1;
+  std::vector<Scratch> scratch;
+  scratch.reserve(workers);
+  for (size_t i = 0; i < workers; ++i) scratch.emplace_back(x, y);
+
   std::vector<BlockSums> partial(chunks);
-  for_each_chunk(x, y, pool, threads, [&](size_t chunk, uint64_t begin, uint64_t count, const ElementRun& xr,
+  for_each_chunk(x, y, scratch, pool, [&](size_t chunk, uint64_t begin, uint64_t count, const ElementRun& xr,
                                           const ElementRun& yr) {
     k.accumulate(xr, yr, size_t(count), begin, params, partial[chunk]);
   });
@@ -146,7 +159,7 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
     kp.lo_x = side_kl_range(total.min_x, total.max_x, kp.scale_x, kp.raw_x);
     kp.lo_y = side_kl_range(total.min_y, total.max_y, kp.scale_y, kp.raw_y);
     std::vector<KlSums> kl_partial(chunks);
-    for_each_chunk(x, y, pool, threads, [&](size_t chunk, uint64_t, uint64_t count, const ElementRun& xr,
+    for_each_chunk(x, y, scratch, pool, [&](size_t chunk, uint64_t, uint64_t count, const ElementRun& xr,
                                             const ElementRun& yr) {
       k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[chunk]);
     });

@@ -41,6 +41,8 @@ class ElementSource {
   // count * kScratchBytesPerElement bytes; a source may use it or point into its own storage.
   // Safe to call from several threads at once.
   virtual ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const = 0;
+  // Whether run() uses its scratch buffer (callers skip allocating one when it does not).
+  virtual bool uses_scratch() const { return true; }
 
   static constexpr size_t kScratchBytesPerElement = 8;
 };
@@ -54,6 +56,7 @@ class ContiguousSource final : public ElementSource {
   uint64_t size() const override { return size_; }
   DType dtype() const override { return dtype_; }
   ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const override;
+  bool uses_scratch() const override { return false; }
 
  private:
   const std::byte* data_;
