@@ -30,7 +30,9 @@ LayoutRequest request_for(const TensorEntry& entry, const TargetSpec& target) {
   if (target.shape) {
     request.target_shape = target.shape;
   } else if (!h.original_shape.empty()) {
-    const bool reshapes_only = natural == h.format || natural == static_cast<int64_t>(AscendFormat::ND);
+    const bool reshapes_only =
+        natural == h.format ||
+        (natural == static_cast<int64_t>(AscendFormat::ND) && h.format != static_cast<int64_t>(AscendFormat::FRACTAL_NZ));
     if (!reshapes_only) {
       request.target_shape = h.original_shape;
     } else if (checked_element_count(h.original_shape) == entry.element_count && request.target_format == natural) {
