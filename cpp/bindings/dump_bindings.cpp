@@ -10,6 +10,7 @@
 
 #include "metrics_dict.hpp"
 #include "opdiff/ascend_enums.hpp"
+#include "opdiff/dump_header.hpp"
 #include "opdiff/dump_error.hpp"
 #include "opdiff/layout.hpp"
 #include "opdiff/metrics.hpp"
@@ -104,6 +105,43 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   return compute_metrics(*x.source, *y.source, options, &pool, threads == 0 ? pool.size() : threads);
 }
 
+py::dict header_tensor_dict(const HeaderTensor& h) {
+  py::dict d;
+  d["data_type"] = h.data_type;
+  d["format"] = h.format;
+  d["shape"] = h.shape;
+  d["original_shape"] = h.original_shape;
+  d["size"] = h.size;
+  d["sub_format"] = h.sub_format;
+  d["address"] = h.address;
+  d["offset"] = h.offset;
+  d["kind"] = h.kind;
+  d["origin_name"] = py::bytes(h.origin_name);
+  d["data"] = py::bytes(reinterpret_cast<const char*>(h.data.data), h.data.size);
+  return d;
+}
+
+// The raw header as the C++ decoder sees it (strings as bytes: protobuf does not check them here).
+py::dict header_dict(const py::bytes& message) {
+  const std::string_view bytes = message;
+  const DumpHeader h = decode_dump_header({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
+  py::dict d;
+  d["version"] = py::bytes(h.version);
+  d["dump_time"] = h.dump_time;
+  d["op_name"] = py::bytes(h.op_name);
+  py::list attrs;
+  for (const auto& [name, value] : h.attrs) attrs.append(py::make_tuple(py::bytes(name), py::bytes(value)));
+  d["attrs"] = attrs;
+  const std::pair<const char*, const std::vector<HeaderTensor>*> lists[] = {
+      {"inputs", &h.inputs}, {"outputs", &h.outputs}, {"buffers", &h.buffers}, {"workspaces", &h.workspaces}};
+  for (const auto& [key, list] : lists) {
+    py::list items;
+    for (const auto& tensor : *list) items.append(header_tensor_dict(tensor));
+    d[key] = items;
+  }
+  return d;
+}
+
 }  // namespace
 
 void register_dumps(py::module_& m) {
@@ -181,6 +219,8 @@ void register_dumps(py::module_& m) {
       py::arg("scalar_shape") = false, py::arg("threads") = 0,
       "Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.");
 
+  m.def("decode_dump_header", &header_dict, py::arg("message"),
+        "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");
   m.def("ascend_dtype_name", [](int64_t n) { return optional_name(ascend_dtype_name(n)); });
   m.def("ascend_format_name", [](int64_t n) { return optional_name(ascend_format_name(n)); });
   m.def("ascend_format_number", [](const std::string& name) { return ascend_format_from_name(name); });

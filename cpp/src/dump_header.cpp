@@ -102,6 +102,7 @@ HeaderTensor decode_raw_block(ByteSpan message, TensorRole role) {
   HeaderTensor t;
   t.role = role;
   t.data_type = 4;  // DT_UINT8: raw bytes
+  t.format = 2;     // ND
   WireReader reader(message);
   while (!reader.done()) {
     const WireField f = reader.next();

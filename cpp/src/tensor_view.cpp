@@ -30,14 +30,17 @@ LayoutRequest request_for(const TensorEntry& entry, const TargetSpec& target) {
   if (target.shape) {
     request.target_shape = target.shape;
   } else if (!h.original_shape.empty()) {
-    const bool reshapes_only =
-        natural == h.format ||
-        (natural == static_cast<int64_t>(AscendFormat::ND) && h.format != static_cast<int64_t>(AscendFormat::FRACTAL_NZ));
-    if (!reshapes_only) {
+    const int64_t nd = static_cast<int64_t>(AscendFormat::ND);
+    const bool blocked = natural != h.format && !(natural == nd && h.format != static_cast<int64_t>(AscendFormat::FRACTAL_NZ));
+    if (blocked) {
+      // Blocked formats do not store the logical extents: the original shape gives them.
       request.target_shape = h.original_shape;
-    } else if (checked_element_count(h.original_shape) == entry.element_count && request.target_format == natural) {
-      // A plain tensor whose original shape only regroups its dims: a reshape.
-      request.target_format = static_cast<int64_t>(AscendFormat::ND);
+    } else if (!target.format && checked_element_count(h.original_shape) == entry.element_count &&
+               (natural == nd || h.original_shape.size() != h.shape.size())) {
+      // A plain tensor whose original shape only regroups its dims: a reshape. (Same-rank
+      // original shapes of NHWC-like tensors are in the origin format, which the dump does not
+      // record, so they are not applied.)
+      request.target_format = nd;
       request.target_shape = h.original_shape;
     }
   }

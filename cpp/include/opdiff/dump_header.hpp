@@ -20,7 +20,7 @@ const char* role_name(TensorRole role);
 struct HeaderTensor {
   TensorRole role = TensorRole::output;
   int64_t data_type = 0;  // Ascend DT_* number (buffers and workspaces: raw bytes)
-  int64_t format = 2;     // Ascend FORMAT_* number (ND for buffers and workspaces)
+  int64_t format = 0;     // Ascend FORMAT_* number (proto3 default 0 = NCHW; ND for buffers, workspaces)
   std::vector<uint64_t> shape;
   std::vector<uint64_t> original_shape;
   uint64_t size = 0;

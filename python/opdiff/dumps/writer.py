@@ -77,7 +77,8 @@ class Tensor:
         else:
             values = array.astype(NUMPY_DTYPES[dtype])
         c0 = self.c0 or default_c0(dtype)
-        stored = np.ascontiguousarray(encode(values, self.layout, c0=c0, groups=self.groups))
+        # np.ascontiguousarray would turn a scalar into shape (1,); asarray(order="C") keeps it 0-D.
+        stored = np.asarray(encode(values, self.layout, c0=c0, groups=self.groups), order="C")
         if dtype == "int4":
             return pack_int4(stored).tobytes(), tuple(stored.shape)
         return stored.tobytes(), tuple(stored.shape)
