@@ -35,6 +35,13 @@ TensorRole parse_role(const std::string& name) {
   throw py::value_error("role must be input, output, buffer or workspace, not " + name);
 }
 
+// Header strings should be UTF-8 (proto3), but a damaged file must not make reading fail here.
+py::str text(const std::string& bytes) {
+  PyObject* decoded = PyUnicode_DecodeUTF8(bytes.data(), py::ssize_t(bytes.size()), "replace");
+  if (!decoded) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
 py::object optional_name(std::optional<std::string_view> name) {
   return name ? py::object(py::str(std::string(*name))) : py::object(py::none());
 }
@@ -54,7 +61,7 @@ py::dict tensor_dict(const TensorEntry& e) {
   d["address"] = h.address;
   d["offset"] = h.offset;
   d["kind"] = h.kind;
-  d["origin_name"] = h.origin_name;
+  d["origin_name"] = text(h.origin_name);
   d["element_count"] = e.element_count;
   d["fortran_order"] = e.fortran_order;
   return d;
@@ -150,19 +157,23 @@ void register_dumps(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const DumpFormatError& e) {
-      py::set_error(dump_error, e.what());
+      py::set_error(dump_error, text(e.what()));  // messages may quote damaged, non-UTF-8 bytes
     } catch (const ParseError& e) {
-      py::set_error(dump_error, e.what());
+      py::set_error(dump_error, text(e.what()));
     }
   });
 
   py::class_<TensorFile, FileHandle>(m, "TensorFile", "An opened dump or .npy file (tensor bytes stay mapped).")
       .def_readonly("path", &TensorFile::path)
       .def_property_readonly("form", [](const TensorFile& f) { return form_name(f.form); })
-      .def_readonly("version", &TensorFile::version)
-      .def_readonly("op_name", &TensorFile::op_name)
+      .def_property_readonly("version", [](const TensorFile& f) { return text(f.version); })
+      .def_property_readonly("op_name", [](const TensorFile& f) { return text(f.op_name); })
       .def_readonly("dump_time", &TensorFile::dump_time)
-      .def_readonly("attrs", &TensorFile::attrs)
+      .def_property_readonly("attrs", [](const TensorFile& f) {
+        py::list list;
+        for (const auto& [name, value] : f.attrs) list.append(py::make_tuple(text(name), text(value)));
+        return list;
+      })
       .def_property_readonly("tensors", [](const TensorFile& f) {
         py::list list;
         for (const auto& entry : f.tensors) list.append(tensor_dict(entry));
