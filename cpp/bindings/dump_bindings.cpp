@@ -215,12 +215,13 @@ void register_dumps(py::module_& m) {
           py::arg("out"), "Copy the logical elements into a writable contiguous buffer of the exact size.")
       .def(
           "write_file",
-          [](const TensorView& v, const std::string& path, const py::bytes& prefix) {
+          [](const TensorView& v, const std::string& path, const py::bytes& prefix, bool float32) {
             std::string head = prefix;
             py::gil_scoped_release release;
-            write_logical(v, path, head);
+            write_logical(v, path, head, float32);
           },
-          py::arg("path"), py::arg("prefix") = py::bytes(), "Write prefix + logical elements to a new file.");
+          py::arg("path"), py::arg("prefix") = py::bytes(), py::arg("float32") = false,
+          "Write prefix + logical elements to a new file (float32=True widens real types to float32).");
 
   m.def(
       "compare_views",

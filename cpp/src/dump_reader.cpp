@@ -35,13 +35,17 @@ std::string where(const TensorEntry& entry) {
 
 void read_dump_v2(ByteSpan file, TensorFile& out) {
   if (file.size < 8)
-    throw ParseError("file of " + std::to_string(file.size) + " bytes is shorter than the 8-byte header length");
+    throw FramingError("file of " + std::to_string(file.size) + " bytes is shorter than the 8-byte header length");
   const uint64_t header_length = *load_le<uint64_t>(file, 0);
   auto header_bytes = file.slice(8, header_length);
   if (!header_bytes)
-    throw ParseError("header length " + std::to_string(header_length) + " runs past the end of the file (" +
-                     std::to_string(file.size) + " bytes)");
-  take_header(decode_dump_header(*header_bytes), out);
+    throw FramingError("header length " + std::to_string(header_length) + " runs past the end of the file (" +
+                       std::to_string(file.size) + " bytes)");
+  try {
+    take_header(decode_dump_header(*header_bytes), out);
+  } catch (const ParseError& error) {
+    throw FramingError(std::string("header: ") + error.what());
+  }
   out.form = FileForm::dump_v2;
   uint64_t position = 8 + header_length;
   for (auto& entry : out.tensors) {

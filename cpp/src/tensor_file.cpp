@@ -1,5 +1,6 @@
 #include "opdiff/tensor_file.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "opdiff/ascend_enums.hpp"
@@ -43,13 +44,19 @@ bool has_nano_magic(ByteSpan bytes) {
 }  // namespace
 
 uint64_t checked_element_count(const std::vector<uint64_t>& shape) {
-  uint64_t count = 1;
+  // The product of the non-zero dims must fit a signed 64-bit size even when another dim is 0:
+  // numpy (and any index arithmetic) refuses such shapes.
+  uint64_t product = 1;
+  bool empty = false;
   for (uint64_t dim : shape) {
-    if (dim == 0) return 0;
-    if (__builtin_mul_overflow(count, dim, &count))
-      throw ParseError("dims " + shape_text(shape) + " multiply past 2^64");
+    if (dim == 0) {
+      empty = true;
+      continue;
+    }
+    if (__builtin_mul_overflow(product, dim, &product) || product > uint64_t(INT64_MAX))
+      throw ParseError("dims " + shape_text(shape) + " multiply past 2^63");
   }
-  return count;
+  return empty ? 0 : product;
 }
 
 void check_entry_payload(TensorEntry& entry, uint64_t available) {
@@ -94,7 +101,7 @@ std::shared_ptr<const TensorFile> open_tensor_file(const std::string& path) {
     } else {
       try {
         read_dump_v2(bytes, *file);
-      } catch (const ParseError& v2_error) {
+      } catch (const FramingError& v2_error) {
         // A pure-protobuf (v1) file has no length prefix; try it before giving up, but report
         // the v2 problem, the form almost every dump has.
         TensorFile v1 = *file;

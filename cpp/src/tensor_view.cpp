@@ -47,20 +47,20 @@ LayoutRequest request_for(const TensorEntry& entry, const TargetSpec& target) {
   return request;
 }
 
-// Converts one run of `count` components into output elements at `out`.
+// Converts one run of `count` components into `output` elements at `out`: a plain copy, int4
+// unpacked to int8, or a decode to float32 (HiFloat8 always; other types when asked to widen).
 void emit(const ElementRun& run, uint64_t count, DType output, std::byte* out) {
-  if (run.dtype == DType::hifloat8) {
-    decode_to_float32(run, count, reinterpret_cast<float*>(out));
-  } else if (run.dtype == DType::int4) {
+  if (run.dtype == DType::int4) {
     for (uint64_t i = 0; i < count; ++i) {
       const uint64_t at = run.first + i;
       const uint8_t nibble = (static_cast<uint8_t>(run.data[at / 2]) >> ((at % 2) * 4)) & 0x0F;
       out[i] = static_cast<std::byte>(static_cast<int8_t>(nibble >= 8 ? int(nibble) - 16 : int(nibble)));
     }
+  } else if (output != dtype_info(run.dtype).component && output == DType::float32) {
+    decode_to_float32(run, count, reinterpret_cast<float*>(out));
   } else {
     std::memcpy(out, run.data, count * (dtype_info(run.dtype).bits / 8));
   }
-  (void)output;
 }
 
 uint64_t component_bytes(DType output) {
@@ -70,16 +70,16 @@ uint64_t component_bytes(DType output) {
 
 // Runs `sink(out_bytes, byte_count)` over the logical elements, one chunk at a time.
 template <typename Sink>
-void for_each_chunk(const TensorView& view, Sink&& sink) {
+void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
   const ElementSource& source = *view.source;
   const uint64_t total = source.size();
-  const uint64_t width = component_bytes(view.output_dtype);
+  const uint64_t width = component_bytes(output);
   std::vector<std::byte> scratch(kChunkElements * ElementSource::kScratchBytesPerElement);
   std::vector<std::byte> converted(kChunkElements * 8);
   for (uint64_t start = 0; start < total; start += kChunkElements) {
     const uint64_t count = std::min<uint64_t>(kChunkElements, total - start);
     const ElementRun run = source.run(start, count, scratch.data());
-    emit(run, count, view.output_dtype, converted.data());
+    emit(run, count, output, converted.data());
     sink(converted.data(), count * width);
   }
 }
@@ -121,13 +121,13 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
 }
 
 void copy_logical(const TensorView& view, std::byte* out) {
-  for_each_chunk(view, [&out](const std::byte* bytes, uint64_t length) {
+  for_each_chunk(view, view.output_dtype, [&out](const std::byte* bytes, uint64_t length) {
     std::memcpy(out, bytes, length);
     out += length;
   });
 }
 
-void write_logical(const TensorView& view, const std::string& path, const std::string& prefix) {
+void write_logical(const TensorView& view, const std::string& path, const std::string& prefix, bool widen_to_float32) {
   OutputFile file{std::fopen(path.c_str(), "wb")};
   if (!file.handle) throw DumpFormatError(path, std::string("cannot create: ") + std::strerror(errno));
   auto put = [&](const void* bytes, uint64_t length) {
@@ -135,7 +135,8 @@ void write_logical(const TensorView& view, const std::string& path, const std::s
       throw DumpFormatError(path, std::string("write failed: ") + std::strerror(errno));
   };
   put(prefix.data(), prefix.size());
-  for_each_chunk(view, put);
+  const DType output = widen_to_float32 && dtype_info(view.output_dtype).components == 1 ? DType::float32 : view.output_dtype;
+  for_each_chunk(view, output, put);
   if (std::fclose(file.handle) != 0) {
     file.handle = nullptr;
     throw DumpFormatError(path, std::string("write failed: ") + std::strerror(errno));

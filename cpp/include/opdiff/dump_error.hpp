@@ -24,4 +24,10 @@ class ParseError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The bytes are not framed as the form being tried (so another form may still fit them).
+class FramingError : public ParseError {
+ public:
+  using ParseError::ParseError;
+};
+
 }  // namespace opdiff

@@ -41,7 +41,9 @@ DType output_dtype_for(DType stored);
 // Copies the logical elements to `out` (room for size() components of output_dtype).
 void copy_logical(const TensorView& view, std::byte* out);
 
-// Writes `prefix` then the logical elements to a new file at `path` in bounded memory.
-void write_logical(const TensorView& view, const std::string& path, const std::string& prefix);
+// Writes `prefix` then the logical elements to a new file at `path` in bounded memory;
+// `widen_to_float32` writes every real type as float32 (for readers without bf16/fp8 types).
+void write_logical(const TensorView& view, const std::string& path, const std::string& prefix,
+                   bool widen_to_float32 = false);
 
 }  // namespace opdiff
