@@ -110,7 +110,7 @@ def _publish(temporary: Path, final: Path) -> Path:
 
 
 def _temporary(out_dir: Path, name: str) -> Path:
-    return out_dir / f".{name}.{threading.get_ident()}.tmp"
+    return out_dir / f".opdiff-{uuid.uuid4().hex}.tmp"  # short: the final name may be near the limit
 
 
 def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> FileResult:

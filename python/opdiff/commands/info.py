@@ -18,6 +18,7 @@ def _shape(dims) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
@@ -33,14 +34,14 @@ def run(args: argparse.Namespace) -> int:
             status = 11
             continue
         title = f"{dump.path.name}  [dim]({dump.form}, op {dump.op_name or '-'}, version {dump.version or '-'}, timestamp {dump.timestamp or '-'})[/]"
-        table = Table(title=title, title_justify="left")
+        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for column in ("io", "index", "dtype", "format", "shape", "original shape", "bytes", "address"):
             table.add_column(column, justify="right" if column in ("index", "bytes") else "left")
         if args.stats:
             for column in ("min", "max", "mean", "NaN", "Inf"):
                 table.add_column(column, justify="right")
         for tensor in dump.tensors:
-            dtype = f"{tensor.data_type_name} ({tensor.dtype})" if tensor.dtype else tensor.data_type_name
+            dtype = tensor.dtype or tensor.data_type_name  # the DT_* name only when opdiff cannot decode it
             layout = tensor.format_name + (f" g{tensor.sub_format}" if tensor.sub_format > 1 else "")
             row = [tensor.role.value, str(tensor.index), dtype, layout, _shape(tensor.shape), _shape(tensor.original_shape) if tensor.original_shape else "-", f"{tensor.size:,}", hex(tensor.address) if tensor.address else "-"]
             if args.stats:

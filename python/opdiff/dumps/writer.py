@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import struct
+import uuid
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -211,7 +212,7 @@ def write_dump(
     buffer_blocks = [b if isinstance(b, RawBlock) else RawBlock(bytes(b)) for b in buffers]
     space_blocks = [b if isinstance(b, RawBlock) else RawBlock(bytes(b)) for b in workspaces]
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    temporary = target.with_name(f".opdiff-{uuid.uuid4().hex}.tmp")  # short: the final name may be near the limit
     with open(temporary, "wb") as out:
         if form is DumpForm.NANO:
             if buffer_blocks or space_blocks:
