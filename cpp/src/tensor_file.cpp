@@ -44,8 +44,10 @@ bool has_nano_magic(ByteSpan bytes) {
 }  // namespace
 
 uint64_t checked_element_count(const std::vector<uint64_t>& shape) {
-  // The product of the non-zero dims must fit a signed 64-bit size even when another dim is 0:
-  // numpy (and any index arithmetic) refuses such shapes.
+  constexpr uint64_t kMaxElements = uint64_t{1} << 56;
+  // The product of the non-zero dims, times the widest element (16 bytes), must fit a signed
+  // 64-bit byte count even when another dim is 0: numpy refuses larger shapes. 2^56 elements
+  // is far beyond any real tensor.
   uint64_t product = 1;
   bool empty = false;
   for (uint64_t dim : shape) {
@@ -53,8 +55,8 @@ uint64_t checked_element_count(const std::vector<uint64_t>& shape) {
       empty = true;
       continue;
     }
-    if (__builtin_mul_overflow(product, dim, &product) || product > uint64_t(INT64_MAX))
-      throw ParseError("dims " + shape_text(shape) + " multiply past 2^63");
+    if (__builtin_mul_overflow(product, dim, &product) || product > kMaxElements)
+      throw ParseError("dims " + shape_text(shape) + " multiply past 2^56");
   }
   return empty ? 0 : product;
 }
