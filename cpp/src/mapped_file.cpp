@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -36,6 +37,18 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   address_ = address;
   // Tensors are read front to back: let the kernel read ahead and drop pages behind us.
   ::madvise(address_, size_, MADV_SEQUENTIAL);
+}
+
+void MappedFile::release(ByteSpan range) const {
+  if (!address_ || range.empty()) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<uintptr_t>(address_);
+  // Whole pages only: round the start down (still inside the mapping) and the end up.
+  uintptr_t start = reinterpret_cast<uintptr_t>(range.data) & ~(page - 1);
+  uintptr_t end = reinterpret_cast<uintptr_t>(range.data) + range.size;
+  end = std::min<uintptr_t>((end + page - 1) & ~(page - 1), (base + size_ + page - 1) & ~(page - 1));
+  if (start < base || end <= start) return;
+  ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

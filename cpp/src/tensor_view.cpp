@@ -76,12 +76,23 @@ void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
   const uint64_t width = component_bytes(output);
   std::vector<std::byte> scratch(kChunkElements * ElementSource::kScratchBytesPerElement);
   std::vector<std::byte> converted(kChunkElements * 8);
+  // Resident pages of the mapping are dropped every few MB, so memory stays bounded however
+  // large the tensor (a gather may revisit pages: they return from the page cache).
+  constexpr uint64_t kChunksPerRelease = 64;
+  uint64_t chunk = 0;
   for (uint64_t start = 0; start < total; start += kChunkElements) {
+    if (++chunk % kChunksPerRelease == 0 && view.file && view.file->mapping)
+      view.file->mapping->release(view.entry->bytes);
     const uint64_t count = std::min<uint64_t>(kChunkElements, total - start);
     const ElementRun run = source.run(start, count, scratch.data());
+    if (run.dtype == output && run.first == 0) {
+      sink(run.data, count * width);  // already the output bytes (mapped or gathered): no copy
+      continue;
+    }
     emit(run, count, output, converted.data());
     sink(converted.data(), count * width);
   }
+  if (view.file && view.file->mapping) view.file->mapping->release(view.entry->bytes);
 }
 
 struct OutputFile {

@@ -16,6 +16,10 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
 
   ByteSpan bytes() const { return {static_cast<const std::byte*>(address_), size_}; }
+  // Drops the pages of `range` (inside bytes()) from this process's resident set. They stay in
+  // the page cache and come back on the next access, so this is safe while other threads read
+  // them; long streaming reads call it to keep memory bounded whatever the file size.
+  void release(ByteSpan range) const;
   const std::string& path() const { return path_; }
 
  private:
