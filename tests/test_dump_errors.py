@@ -151,3 +151,14 @@ def test_v1_file_with_missing_data(tmp_path):
     header = one_output()
     (tmp_path / "v1").write_bytes(header.SerializeToString())
     assert_bad(tmp_path / "v1", "not a dump file")
+
+
+def test_requests_larger_than_the_stored_tensor(tmp_path):
+    path = opdiff.write_dump(tmp_path / "w", "w", outputs=[Tensor(np.ones((4, 3, 2, 2), np.float16), layout="FRACTAL_Z", groups=2)])
+    tensor = opdiff.read_dump(path).outputs[0]
+    with pytest.raises(opdiff.DumpFormatError, match="larger than the stored"):
+        tensor.to_numpy(shape=(2**40, 3, 2, 2))
+    with pytest.raises(opdiff.DumpFormatError, match="too many dimensions"):
+        tensor.to_numpy(format="ND", shape=(1,) * 70)
+    with pytest.raises(opdiff.DumpFormatError, match="does not hold"):
+        tensor.to_numpy(shape=(4, 20, 2, 2))

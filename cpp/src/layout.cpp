@@ -50,7 +50,14 @@ Dims row_major_strides(const Dims& shape) {
   return strides;
 }
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+// Products of dims read from a file: overflow is a malformed file, never a wrapped offset.
+uint64_t mul(uint64_t a, uint64_t b) {
+  uint64_t product;
+  if (__builtin_mul_overflow(a, b, &product)) throw ParseError("layout dimensions multiply past 2^64");
+  return product;
+}
 
 // How one named logical axis maps to stored offsets. `variants` > 1 only for the channel axis of
 // grouped FRACTAL_Z, whose term depends on a key derived from the output-channel index.
@@ -104,7 +111,7 @@ LetterLayout fractal_z(const LayoutRequest& r, const Requested& want) {
   require_rank(r, 4);
   const Dims& s = r.stored_shape;
   const Dims st = row_major_strides(s);
-  const uint64_t h = want.need('H', r), w = want.need('W', r), hw = h * w;
+  const uint64_t h = want.need('H', r), w = want.need('W', r), hw = mul(h, w);
   const uint64_t no = s[1], ni = s[2], c0 = s[3], row = st[0];
   if (ni == 0 || c0 == 0 || hw == 0) throw ParseError("FRACTAL_Z with a zero dimension");
   auto hw_terms = [h, w, row](char c) {
@@ -122,9 +129,10 @@ LetterLayout fractal_z(const LayoutRequest& r, const Requested& want) {
   const uint64_t g = uint64_t(r.groups), n = want.need('N', r), c_per_group = want.need('C', r);
   if (n == 0 || c_per_group == 0 || n % g) throw ParseError("FRACTAL_Z: N = " + std::to_string(n) + " is not a positive multiple of groups " + std::to_string(g));
   const uint64_t n_per_group = n / g;
-  const uint64_t e = std::min({std::lcm(c_per_group, c0) / c_per_group, std::lcm(n_per_group, ni) / n_per_group, g});
-  const uint64_t c1 = ceil_div(e * c_per_group, c0);
-  if (s[0] != ceil_div(g, e) * c1 * hw || no != ceil_div(e * n_per_group, ni))
+  // lcm(C, C0) / C, written as C0 / gcd(C, C0) so it cannot overflow; likewise for N.
+  const uint64_t e = std::min({c0 / std::gcd(c_per_group, c0), ni / std::gcd(n_per_group, ni), g});
+  const uint64_t c1 = ceil_div(mul(e, c_per_group), c0);
+  if (s[0] != mul(mul(ceil_div(g, e), c1), hw) || no != ceil_div(mul(e, n_per_group), ni))
     throw ParseError("FRACTAL_Z stored shape " + dims_text(s) + " does not hold " + std::to_string(g) +
                      " groups of N=" + std::to_string(n) + ", C=" + std::to_string(c_per_group));
   auto n_term = [=](uint64_t, uint64_t k) {
@@ -186,7 +194,7 @@ LetterLayout letter_layout(const LayoutRequest& r, const Requested& want) {
   if (is(f, F::FRACTAL_Z)) return fractal_z(r, want);
   if (is(f, F::FRACTAL_Z_3D)) {
     require_rank(r, 4);
-    const uint64_t d = want.need('D', r), h = want.need('H', r), w = want.need('W', r), dhw = d * h * w;
+    const uint64_t d = want.need('D', r), h = want.need('H', r), w = want.need('W', r), dhw = mul(mul(d, h), w);
     const uint64_t row = st[0], c0 = s[3];
     if (dhw == 0 || c0 == 0 || s[2] == 0 || s[0] % dhw)
       throw ParseError("FRACTAL_Z_3D rows " + std::to_string(s[0]) + " are not a multiple of D*H*W");
@@ -238,6 +246,14 @@ void plan_letters(const LayoutRequest& r, LayoutPlan& plan) {
   if (r.target_shape && r.target_shape->size() != target.size())
     throw ParseError("target shape " + dims_text(*r.target_shape) + " is not " + std::to_string(target.size()) +
                      "-D as " + target + " needs");
+  // A logical axis maps one to one into the stored elements, so no extent can exceed their
+  // count; checking first keeps every later product small.
+  const uint64_t stored_count = checked_element_count(r.stored_shape);
+  if (r.target_shape)
+    for (uint64_t extent : *r.target_shape)
+      if (extent > stored_count)
+        throw ParseError("target shape " + dims_text(*r.target_shape) + " is larger than the stored " +
+                         dims_text(r.stored_shape));
   const Requested want{target, r.target_shape};
   const LetterLayout layout = letter_layout(r, want);
   for (size_t a = 0; a < target.size(); ++a) {
@@ -333,7 +349,8 @@ bool plan_is_identity(const LayoutPlan& plan) {
 }  // namespace
 
 LayoutPlan plan_layout(const LayoutRequest& r) {
-  if (r.stored_shape.size() > kMaxRank) throw ParseError("too many dimensions");
+  if (r.stored_shape.size() > kMaxRank || (r.target_shape && r.target_shape->size() > kMaxRank))
+    throw ParseError("too many dimensions");
   const uint64_t stored_count = checked_element_count(r.stored_shape);
   LayoutPlan plan;
   plan.target_format = r.target_format;
