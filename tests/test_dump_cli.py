@@ -114,3 +114,22 @@ def test_convert_npy_input_with_ml_dtype(tmp_path):
     save_npy(tmp_path / "g.0.1700000000000000.npy", np.arange(6, dtype=np.float32).astype(ml_dtypes.bfloat16))
     assert main(["convert", "-d", str(tmp_path / "g.0.1700000000000000.npy"), "-out", str(tmp_path / "o")]) == 0
     assert np.load(tmp_path / "o" / "g.0.1700000000000000.npy.output.0.npy").tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_convert_skips_one_bad_tensor_and_writes_the_others(tmp_path):
+    from opdiff.dumps import dump_data_pb2 as pb
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    name = "Conv2D.w.1.1.1700000000000000"
+    # Output 1 is FRACTAL_Z without an original shape: its H and W are unknown, so -f fails for it.
+    path = opdiff.write_dump(folder / name, "w", outputs=[np.ones((2, 3), np.float32), Tensor(np.ones((16, 16, 1, 1), np.float16), layout="FRACTAL_Z")])
+    dump = pb.DumpData.FromString(path.read_bytes()[8 : 8 + int.from_bytes(path.read_bytes()[:8], "little")])
+    dump.output[1].ClearField("original_shape")
+    header = dump.SerializeToString()
+    payload = path.read_bytes()[8 + int.from_bytes(path.read_bytes()[:8], "little") :]
+    path.write_bytes(len(header).to_bytes(8, "little") + header + payload)
+    out = tmp_path / "out"
+    assert main(["convert", "-d", str(folder), "-out", str(out), "-f", "NCHW"]) == 11
+    assert (out / f"{name}.output.0.2x3.npy").exists()
+    assert name in (out / "convert_failed_file_list.txt").read_text()

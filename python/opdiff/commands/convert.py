@@ -64,7 +64,8 @@ class FileResult:
     path: Path
     written: List[Path] = field(default_factory=list)
     bytes_read: int = 0
-    error: Optional[str] = None
+    error: Optional[str] = None  # the file could not be read at all
+    tensor_errors: List[str] = field(default_factory=list)  # tensors skipped, the rest written
 
 
 def input_files(spec: str) -> List[Path]:
@@ -114,48 +115,54 @@ def _temporary(out_dir: Path, name: str) -> Path:
 
 
 def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> FileResult:
-    """Convert every tensor of one file; errors become FileResult.error, never exceptions."""
+    """Convert every tensor of one file; problems are recorded in the result, never raised."""
     from opdiff.dumps import DumpFormatError, read_dump
-    from opdiff.dumps.reader import numpy_dtype
 
     result = FileResult(path)
     try:
         dump = read_dump(path)
-        for tensor in dump.tensors:
-            role = tensor.role.value
-            if tensor.role.value in ("buffer", "workspace"):
-                kind = "l1buffer" if role == "buffer" else "space"
-                result.written.append(_write_raw(options.out_dir, names.name(path.name, f".{kind}.{tensor.index}.bin"), tensor.stored_bytes()))
-                result.bytes_read += tensor.size
-                continue
-            if options.target_format:
-                if options.output_index is not None and (role != "output" or tensor.index != options.output_index):
-                    continue
-                if options.input_index is not None and (role != "input" or tensor.index != options.input_index):
-                    continue
-                view = tensor.view(options.target_format, options.target_shape)
-            else:
-                view = tensor.view(as_stored=True)
-            shape = tuple(view.shape)
-            widen = view.dtype in WIDENED
-            dtype = np.dtype(np.float32) if widen else numpy_dtype(view.dtype)
-            if options.file_type == "bin":
-                shape_text = "_".join(map(str, shape))
-                layout = options.target_format.upper() if options.target_format else tensor.format_name
-                name = names.name(path.name, f".{role}.{tensor.index}.{shape_text}.{view.stored_dtype}.{layout}.bin")
-                if not options.target_format and tensor.dtype != "int4":
-                    result.written.append(_write_raw(options.out_dir, name, tensor.stored_bytes()))
-                else:
-                    result.written.append(_write_view(options.out_dir, name, view, b"", False))
-            else:
-                suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
-                result.written.append(_write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen))
-            result.bytes_read += tensor.size
-    except DumpFormatError as error:
+    except (DumpFormatError, OSError) as error:
         result.error = str(error)
-    except OSError as error:
-        result.error = f"{path}: {error}"
+        return result
+    for tensor in dump.tensors:
+        try:
+            written = _convert_tensor(path, tensor, options, names)
+        except (DumpFormatError, OSError) as error:
+            result.tensor_errors.append(str(error))
+            continue
+        if written is not None:
+            result.written.append(written)
+            result.bytes_read += tensor.size
     return result
+
+
+def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapper) -> Optional[Path]:
+    """Write one tensor; None when -o/-i leave it out."""
+    from opdiff.dumps.reader import numpy_dtype
+
+    role = tensor.role.value
+    if role in ("buffer", "workspace"):
+        kind = "l1buffer" if role == "buffer" else "space"
+        return _write_raw(options.out_dir, names.name(path.name, f".{kind}.{tensor.index}.bin"), tensor.stored_bytes())
+    if options.target_format:
+        if options.output_index is not None and (role != "output" or tensor.index != options.output_index):
+            return None
+        if options.input_index is not None and (role != "input" or tensor.index != options.input_index):
+            return None
+        view = tensor.view(options.target_format, options.target_shape)
+    else:
+        view = tensor.view(as_stored=True)
+    shape = tuple(view.shape)
+    widen = view.dtype in WIDENED
+    if options.file_type == "bin":
+        layout = options.target_format.upper() if options.target_format else tensor.format_name
+        name = names.name(path.name, f".{role}.{tensor.index}.{'_'.join(map(str, shape))}.{view.stored_dtype}.{layout}.bin")
+        if not options.target_format and tensor.dtype != "int4":
+            return _write_raw(options.out_dir, name, tensor.stored_bytes())
+        return _write_view(options.out_dir, name, view, b"", False)
+    dtype = np.dtype(np.float32) if widen else numpy_dtype(view.dtype)
+    suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
+    return _write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen)
 
 
 def _write_raw(out_dir: Path, name: str, data: np.ndarray) -> Path:
@@ -211,15 +218,16 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     results = convert(files, options, args.threads)
     seconds = time.perf_counter() - start
-    failed = [r for r in results if r.error]
+    failed = [r for r in results if r.error or r.tensor_errors]
     for result in failed:
-        console.print(f"[yellow]skipped[/] {result.error}")
+        for message in [result.error] if result.error else result.tensor_errors:
+            console.print(f"[yellow]skipped[/] {message}")
     if failed:
         with open(options.out_dir / "convert_failed_file_list.txt", "w", encoding="utf-8") as listing:
             listing.writelines(f"{r.path}\n" for r in failed)
     megabytes = sum(r.bytes_read for r in results) / 1e6
     table = Table(title="opdiff convert", show_header=False)
-    table.add_row("files converted", f"{len(results) - len(failed)} of {len(results)}")
+    table.add_row("files converted", f"{len(results) - len(failed)} of {len(results)} in full")
     table.add_row("files written", str(sum(len(r.written) for r in results)))
     table.add_row("tensor data", f"{megabytes:,.1f} MB in {seconds:.2f} s ({megabytes / max(seconds, 1e-9):,.0f} MB/s)")
     table.add_row("output", str(options.out_dir))
