@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "metrics_dict.hpp"
 #include "opdiff/decode.hpp"
 #include "opdiff/dtype.hpp"
 #include "opdiff/element_source.hpp"
@@ -81,6 +82,8 @@ const KernelTable* kernels_for(const std::optional<std::string>& simd) {
 }
 
 }  // namespace
+
+py::dict metrics_result_dict(const MetricsResult& result) { return result_dict(result); }
 
 void register_metrics(py::module_& m) {
   m.def(

@@ -7,17 +7,22 @@
 
 from opdiff._dtypes import CORE_DTYPES, RawTensor
 from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
+from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ALGORITHMS",
     "CORE_DTYPES",
+    "DumpFile",
+    "DumpFormatError",
     "Metrics",
     "Note",
     "RawTensor",
     "SideStats",
     "metrics",
+    "read_dump",
     "simd_info",
+    "write_dump",
     "__version__",
 ]

@@ -12,6 +12,8 @@ from typing import List, Optional
 COMMAND_MODULES = (
     "opdiff.commands.demo",
     "opdiff.commands.simd",
+    "opdiff.commands.convert",
+    "opdiff.commands.info",
 )
 
 

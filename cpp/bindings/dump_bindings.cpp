@@ -1,0 +1,251 @@
+// opdiff._core: opening dump and .npy files, laying tensors out, copying them out and comparing
+// two of them through the metric engine without materialising either.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics_dict.hpp"
+#include "opdiff/ascend_enums.hpp"
+#include "opdiff/dump_header.hpp"
+#include "opdiff/dump_error.hpp"
+#include "opdiff/layout.hpp"
+#include "opdiff/metrics.hpp"
+#include "opdiff/tensor_view.hpp"
+#include "opdiff/thread_pool.hpp"
+
+namespace py = pybind11;
+using namespace opdiff;
+
+namespace {
+
+// pybind11 holders cannot be pointers to const; the file is never modified after opening.
+using FileHandle = std::shared_ptr<TensorFile>;
+
+FileHandle handle_of(std::shared_ptr<const TensorFile> file) { return std::const_pointer_cast<TensorFile>(std::move(file)); }
+
+TensorRole parse_role(const std::string& name) {
+  if (name == "input") return TensorRole::input;
+  if (name == "output") return TensorRole::output;
+  if (name == "buffer") return TensorRole::buffer;
+  if (name == "workspace") return TensorRole::workspace;
+  throw py::value_error("role must be input, output, buffer or workspace, not " + name);
+}
+
+// Header strings should be UTF-8 (proto3), but a damaged file must not make reading fail here.
+py::str text(const std::string& bytes) {
+  PyObject* decoded = PyUnicode_DecodeUTF8(bytes.data(), py::ssize_t(bytes.size()), "replace");
+  if (!decoded) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
+
+py::object optional_name(std::optional<std::string_view> name) {
+  return name ? py::object(py::str(std::string(*name))) : py::object(py::none());
+}
+
+py::dict tensor_dict(const TensorEntry& e) {
+  const HeaderTensor& h = e.header;
+  py::dict d;
+  d["role"] = role_name(h.role);
+  d["index"] = e.index;
+  d["data_type"] = h.data_type;
+  d["dtype"] = e.dtype ? py::object(py::str(std::string(dtype_name(*e.dtype)))) : py::object(py::none());
+  d["format"] = h.format;
+  d["sub_format"] = h.sub_format;
+  d["shape"] = h.shape;
+  d["original_shape"] = h.original_shape;
+  d["size"] = h.size;
+  d["address"] = h.address;
+  d["offset"] = h.offset;
+  d["kind"] = h.kind;
+  d["origin_name"] = text(h.origin_name);
+  d["element_count"] = e.element_count;
+  d["fortran_order"] = e.fortran_order;
+  return d;
+}
+
+// A read-only memoryview of a tensor's stored bytes that keeps the mapping alive.
+py::object stored_bytes(const FileHandle& file, const std::string& role, uint32_t index) {
+  const TensorEntry& entry = file->find(parse_role(role), index);
+  auto* owner = new FileHandle(file);
+  py::capsule keep(owner, [](void* p) { delete static_cast<FileHandle*>(p); });
+  // A uint8 array view (numpy owns nothing; the capsule holds the file open).
+  py::array_t<uint8_t> array({py::ssize_t(entry.bytes.size)}, {py::ssize_t(1)},
+                             reinterpret_cast<const uint8_t*>(entry.bytes.data), keep);
+  array.attr("setflags")(py::arg("write") = false);
+  return std::move(array);
+}
+
+TensorView view_of(const FileHandle& file, const std::string& role, uint32_t index, bool as_stored,
+                   std::optional<py::object> format, std::optional<std::vector<uint64_t>> shape) {
+  TargetSpec target;
+  target.as_stored = as_stored;
+  if (format && !format->is_none()) {
+    if (py::isinstance<py::str>(*format)) {
+      const std::string name = format->cast<std::string>();
+      auto number = ascend_format_from_name(name);
+      if (!number) throw py::value_error("unknown format name " + name);
+      target.format = *number;
+    } else {
+      target.format = format->cast<int64_t>();
+    }
+  }
+  target.shape = std::move(shape);
+  return make_tensor_view(file, parse_role(role), index, target);
+}
+
+MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, double atol, bool kl,
+                      bool scalar_shape, size_t threads) {
+  if (x.source->size() != y.source->size())
+    throw py::value_error("element counts differ: " + std::to_string(x.source->size()) + " vs " +
+                          std::to_string(y.source->size()));
+  MetricsOptions options;
+  options.rtol = rtol;
+  options.atol = atol;
+  options.kl = kl;
+  options.scalar_shape = scalar_shape;
+  py::gil_scoped_release release;
+  ThreadPool& pool = default_thread_pool();
+  return compute_metrics(*x.source, *y.source, options, &pool, threads == 0 ? pool.size() : threads);
+}
+
+py::dict header_tensor_dict(const HeaderTensor& h) {
+  py::dict d;
+  d["data_type"] = h.data_type;
+  d["format"] = h.format;
+  d["shape"] = h.shape;
+  d["original_shape"] = h.original_shape;
+  d["size"] = h.size;
+  d["sub_format"] = h.sub_format;
+  d["address"] = h.address;
+  d["offset"] = h.offset;
+  d["kind"] = h.kind;
+  d["origin_name"] = py::bytes(h.origin_name);
+  d["data"] = py::bytes(reinterpret_cast<const char*>(h.data.data), h.data.size);
+  return d;
+}
+
+// The raw header as the C++ decoder sees it (strings as bytes: protobuf does not check them here).
+py::dict header_dict(const py::bytes& message) {
+  const std::string_view bytes = message;
+  const DumpHeader h = decode_dump_header({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
+  py::dict d;
+  d["version"] = py::bytes(h.version);
+  d["dump_time"] = h.dump_time;
+  d["op_name"] = py::bytes(h.op_name);
+  py::list attrs;
+  for (const auto& [name, value] : h.attrs) attrs.append(py::make_tuple(py::bytes(name), py::bytes(value)));
+  d["attrs"] = attrs;
+  const std::pair<const char*, const std::vector<HeaderTensor>*> lists[] = {
+      {"inputs", &h.inputs}, {"outputs", &h.outputs}, {"buffers", &h.buffers}, {"workspaces", &h.workspaces}};
+  for (const auto& [key, list] : lists) {
+    py::list items;
+    for (const auto& tensor : *list) items.append(header_tensor_dict(tensor));
+    d[key] = items;
+  }
+  return d;
+}
+
+}  // namespace
+
+void register_dumps(py::module_& m) {
+  static py::exception<DumpFormatError> dump_error(m, "DumpFormatError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const DumpFormatError& e) {
+      py::set_error(dump_error, text(e.what()));  // messages may quote damaged, non-UTF-8 bytes
+    } catch (const ParseError& e) {
+      py::set_error(dump_error, text(e.what()));
+    }
+  });
+
+  py::class_<TensorFile, FileHandle>(m, "TensorFile", "An opened dump or .npy file (tensor bytes stay mapped).")
+      .def_readonly("path", &TensorFile::path)
+      .def_property_readonly("form", [](const TensorFile& f) { return form_name(f.form); })
+      .def_property_readonly("version", [](const TensorFile& f) { return text(f.version); })
+      .def_property_readonly("op_name", [](const TensorFile& f) { return text(f.op_name); })
+      .def_readonly("dump_time", &TensorFile::dump_time)
+      .def_property_readonly("attrs", [](const TensorFile& f) {
+        py::list list;
+        for (const auto& [name, value] : f.attrs) list.append(py::make_tuple(text(name), text(value)));
+        return list;
+      })
+      .def_property_readonly("tensors", [](const TensorFile& f) {
+        py::list list;
+        for (const auto& entry : f.tensors) list.append(tensor_dict(entry));
+        return list;
+      });
+
+  m.def(
+      "open_tensor_file",
+      [](const std::string& path) {
+        py::gil_scoped_release release;
+        return handle_of(open_tensor_file(path));
+      },
+      py::arg("path"), "Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.");
+  m.def("stored_bytes", &stored_bytes, py::arg("file"), py::arg("role"), py::arg("index"),
+        "The stored bytes of one tensor as a read-only uint8 array over the mapping.");
+
+  py::class_<TensorView>(m, "TensorView", "One tensor laid out in a logical format; an ElementSource for the core.")
+      .def(py::init(&view_of), py::arg("file"), py::arg("role"), py::arg("index"), py::arg("as_stored") = false,
+           py::arg("format") = py::none(), py::arg("shape") = py::none())
+      .def_property_readonly("shape", [](const TensorView& v) { return v.shape(); })
+      .def_property_readonly("format", [](const TensorView& v) { return v.source->plan().target_format; })
+      .def_property_readonly("identity", [](const TensorView& v) { return v.source->plan().identity; })
+      .def_property_readonly("dtype", [](const TensorView& v) { return std::string(dtype_name(v.output_dtype)); })
+      .def_property_readonly("stored_dtype",
+                             [](const TensorView& v) { return std::string(dtype_name(v.source->stored_dtype())); })
+      .def_property_readonly("count", [](const TensorView& v) { return v.source->logical_count(); })
+      .def_property_readonly("file", [](const TensorView& v) { return handle_of(v.file); })
+      .def(
+          "read_into",
+          [](const TensorView& v, const py::buffer& out) {
+            py::buffer_info info = out.request(true);
+            const uint64_t needed = v.source->logical_count() * (dtype_info(v.output_dtype).bits / 8);
+            if (uint64_t(info.size) * uint64_t(info.itemsize) != needed)
+              throw py::value_error("output buffer holds " + std::to_string(info.size * info.itemsize) +
+                                    " bytes, the tensor needs " + std::to_string(needed));
+            py::gil_scoped_release release;
+            copy_logical(v, static_cast<std::byte*>(info.ptr));
+          },
+          py::arg("out"), "Copy the logical elements into a writable contiguous buffer of the exact size.")
+      .def(
+          "write_file",
+          [](const TensorView& v, const std::string& path, const py::bytes& prefix, bool float32) {
+            std::string head = prefix;
+            py::gil_scoped_release release;
+            write_logical(v, path, head, float32);
+          },
+          py::arg("path"), py::arg("prefix") = py::bytes(), py::arg("float32") = false,
+          "Write prefix + logical elements to a new file (float32=True widens real types to float32).");
+
+  m.def(
+      "compare_views",
+      [](const TensorView& x, const TensorView& y, double rtol, double atol, bool kl, bool scalar_shape,
+         size_t threads) { return metrics_result_dict(compare(x, y, rtol, atol, kl, scalar_shape, threads)); },
+      py::arg("x"), py::arg("y"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true,
+      py::arg("scalar_shape") = false, py::arg("threads") = 0,
+      "Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.");
+
+  m.def("decode_dump_header", &header_dict, py::arg("message"),
+        "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");
+  m.def("ascend_dtype_name", [](int64_t n) { return optional_name(ascend_dtype_name(n)); });
+  m.def("ascend_format_name", [](int64_t n) { return optional_name(ascend_format_name(n)); });
+  m.def("ascend_format_number", [](const std::string& name) { return ascend_format_from_name(name); });
+  m.def("dtype_from_ascend", [](int64_t n) {
+    auto dtype = dtype_from_ascend(n);
+    return dtype ? py::object(py::str(std::string(dtype_name(*dtype)))) : py::object(py::none());
+  });
+  m.def("ascend_from_dtype", [](const std::string& name) {
+    auto dtype = dtype_from_name(name);
+    if (!dtype) throw py::value_error("unknown dtype " + name);
+    return ascend_from_dtype(*dtype);
+  });
+  m.def("default_target_format", &default_target_format, py::arg("stored_format"), py::arg("stored_rank"));
+  m.def("reference_converts", &reference_converts, py::arg("stored_format"), py::arg("target_format"));
+  m.attr("AS_STORED") = kAsStored;
+}

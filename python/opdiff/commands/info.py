@@ -1,0 +1,63 @@
+"""`opdiff info PATH`: every tensor of a dump (or .npy) file in a table; --stats adds values."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser("info", help="list the tensors of dump or .npy files")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="dump or .npy files")
+    parser.add_argument("--stats", action="store_true", help="add min/max/mean and NaN/Inf counts (read through the core)")
+    parser.add_argument("-j", "--threads", type=int, default=0, help="threads for --stats (default: every core)")
+    parser.set_defaults(run=run)
+
+
+def _shape(dims) -> str:
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    from opdiff.dumps import DumpFormatError, read_dump, tensor_stats
+
+    console = Console()
+    status = 0
+    for path in args.paths:
+        try:
+            dump = read_dump(path)
+        except DumpFormatError as error:
+            Console(stderr=True).print(f"[red]error:[/] {error}")
+            status = 11
+            continue
+        title = f"{dump.path.name}  [dim]({dump.form}, op {dump.op_name or '-'}, version {dump.version or '-'}, timestamp {dump.timestamp or '-'})[/]"
+        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for column in ("io", "index", "dtype", "format", "shape", "original shape", "bytes", "address"):
+            table.add_column(column, justify="right" if column in ("index", "bytes") else "left")
+        if args.stats:
+            for column in ("min", "max", "mean", "NaN", "Inf"):
+                table.add_column(column, justify="right")
+        for tensor in dump.tensors:
+            dtype = tensor.dtype or tensor.data_type_name  # the DT_* name only when opdiff cannot decode it
+            layout = tensor.format_name + (f" g{tensor.sub_format}" if tensor.sub_format > 1 else "")
+            row = [tensor.role.value, str(tensor.index), dtype, layout, _shape(tensor.shape), _shape(tensor.original_shape) if tensor.original_shape else "-", f"{tensor.size:,}", hex(tensor.address) if tensor.address else "-"]
+            if args.stats:
+                row += _stats_cells(tensor, args.threads, tensor_stats, DumpFormatError)
+            table.add_row(*row)
+        console.print(table)
+    return status
+
+
+def _stats_cells(tensor, threads, tensor_stats, error_type) -> list:
+    try:
+        try:
+            stats = tensor_stats(tensor, threads=threads or None)
+        except error_type:
+            # The logical layout needs a shape the dump lacks: the stored elements have the same values.
+            stats = tensor_stats(tensor.view(as_stored=True), threads=threads or None)
+    except error_type as error:
+        return ["[red]n/a[/]", "", "", "", str(error).rsplit(": ", 1)[-1][:40]]
+    return [f"{stats.min:.6g}", f"{stats.max:.6g}", f"{stats.mean:.6g}", str(stats.nan), str(stats.pos_inf + stats.neg_inf)]

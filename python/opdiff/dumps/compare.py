@@ -1,0 +1,49 @@
+"""Metrics of two dumped tensors read through their layouts, never materialised."""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from opdiff import _core
+from opdiff._metrics import Metrics, SideStats, metrics_from_core
+from opdiff.dumps.reader import DumpTensor
+
+ViewLike = Union[DumpTensor, "_core.TensorView"]
+
+
+def _view(item: ViewLike) -> "_core.TensorView":
+    return item.view() if isinstance(item, DumpTensor) else item
+
+
+def tensor_metrics(
+    my: ViewLike,
+    golden: ViewLike,
+    *,
+    rtol: float = 1e-3,
+    atol: float = 1e-5,
+    kl: bool = True,
+    threads: Optional[int] = None,
+) -> Metrics:
+    """Every metric of ``my`` against ``golden``: dump tensors (read in their default logical
+    layout) or core views (``DumpTensor.view(format, shape)``, to pick the golden's layout).
+
+    >>> import numpy as np, opdiff, tempfile, os
+    >>> from opdiff.dumps import Tensor
+    >>> d = tempfile.mkdtemp(); x = np.linspace(-1, 1, 2 * 20 * 3 * 3).reshape(2, 20, 3, 3)
+    >>> a = opdiff.write_dump(os.path.join(d, "a"), "a", outputs=[Tensor(x, layout="NC1HWC0", dtype="float16")])
+    >>> b = opdiff.write_dump(os.path.join(d, "b"), "b", outputs=[Tensor(x, dtype="float32")])
+    >>> m = tensor_metrics(opdiff.read_dump(a).outputs[0], opdiff.read_dump(b).outputs[0])
+    >>> m.count, m.cosine_similarity > 0.9999
+    (360, True)
+    """
+    x, y = _view(my), _view(golden)
+    raw = _core.compare_views(x, y, rtol=float(rtol), atol=float(atol), kl=kl,
+                              scalar_shape=sum(x.shape) == len(x.shape), threads=threads or 0)
+    return metrics_from_core(raw)
+
+
+def tensor_stats(tensor: ViewLike, *, threads: Optional[int] = None) -> SideStats:
+    """min/max/mean/std and NaN/Inf counts of one tensor, from the core (one pass per side)."""
+    view = _view(tensor)
+    raw = _core.compare_views(view, view, kl=False, threads=threads or 0)
+    return SideStats(**raw["x"])

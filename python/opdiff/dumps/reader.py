@@ -1,0 +1,210 @@
+"""Reading Ascend dump files and .npy files through the C++ core (tensor bytes stay mapped)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from opdiff import _core
+from opdiff.dumps.formats import NUMPY_DTYPES, data_type_name, format_name, format_number
+
+DumpFormatError = _core.DumpFormatError
+PathLike = Union[str, "os.PathLike[str]"]
+FormatLike = Union[str, int]
+
+# {op_type}.{op_name}.{task_id}[.{stream_id}].{timestamp}[.{task_type}.{context}.{thread}][.{device}]
+_DUMP_NAME = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([0-9]+)(?:\.([0-9]+))?\.([0-9]{1,255})((?:\.[0-9]+)*)$")
+# {op_name}.{output_index}.{timestamp}.npy
+_NPY_NAME = re.compile(r"^([.A-Za-z0-9_-]+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
+
+
+class Role(str, Enum):
+    INPUT = "input"
+    OUTPUT = "output"
+    BUFFER = "buffer"
+    WORKSPACE = "workspace"
+
+
+@dataclass(frozen=True)
+class DumpName:
+    """The fields of a dump file name (msaccucmp-behaviour.md §2.1); None where absent."""
+
+    op_type: Optional[str]
+    op_name: str
+    task_id: Optional[int]
+    stream_id: Optional[int]
+    timestamp: Optional[int]
+    output_index: Optional[int] = None  # golden .npy names only
+
+
+def parse_dump_name(name: str) -> Optional[DumpName]:
+    """Parse a dump or golden .npy file name; None when it follows neither pattern.
+
+    >>> parse_dump_name("Conv2D.conv1.2.5.1700000000000000").timestamp
+    1700000000000000
+    >>> parse_dump_name("conv1.0.1700000000000000.npy").output_index
+    0
+    """
+    match = _NPY_NAME.match(name)
+    if match:
+        return DumpName(None, match.group(1), None, None, int(match.group(3)), int(match.group(2)))
+    match = _DUMP_NAME.match(name)
+    if not match:
+        return None
+    op_type, op_name, task, stream, timestamp = match.group(1, 2, 3, 4, 5)
+    return DumpName(op_type, op_name, int(task), int(stream) if stream else None, int(timestamp))
+
+
+def numpy_dtype(core_dtype: str) -> np.dtype:
+    """numpy dtype of a logical array of a core dtype (bf16/fp8 as ml_dtypes types)."""
+    return NUMPY_DTYPES[core_dtype]
+
+
+@dataclass(frozen=True)
+class DumpTensor:
+    """One tensor of a dump file: header facts plus access to its values.
+
+    ``format``/``data_type`` are the Ascend numbers; ``format_name``/``data_type_name`` their names;
+    ``dtype`` the core element type name (None when opdiff cannot decode it).
+    """
+
+    role: Role
+    index: int
+    data_type: int
+    dtype: Optional[str]
+    format: int
+    shape: Tuple[int, ...]
+    original_shape: Tuple[int, ...]
+    size: int
+    address: int
+    offset: int
+    sub_format: int
+    origin_name: str
+    _file: object = field(repr=False, compare=False)
+
+    @property
+    def format_name(self) -> str:
+        return format_name(self.format)
+
+    @property
+    def data_type_name(self) -> str:
+        return data_type_name(self.data_type)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size
+
+    def view(self, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None, *, as_stored: bool = False) -> "_core.TensorView":
+        """The core's layout view of this tensor (an ElementSource for metrics, without copying).
+
+        ``format`` is the logical (target) format, default the stored format's natural logical
+        one (NCHW for NC1HWC0/FRACTAL_Z, NCDHW for NDC1HWC0, ND for FRACTAL_NZ); ``shape`` the
+        logical shape in that format, default the dump's original shape.
+        """
+        number = None if format is None else format_number(format)
+        return _core.TensorView(self._file, self.role.value, self.index, as_stored=as_stored, format=number,
+                                shape=None if shape is None else [int(d) for d in shape])
+
+    def to_numpy(self, logical: bool = True, *, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None) -> np.ndarray:
+        """The tensor as a numpy array.
+
+        ``logical=True`` decodes the stored layout to the logical tensor (padding removed) in
+        ``format``/``shape`` (see :meth:`view`); ``logical=False`` returns the stored array in the
+        stored shape. bfloat16/float8 come back as ml_dtypes arrays, HiFloat8 as float32, packed
+        int4 as int8.
+        """
+        view = self.view(format, shape, as_stored=not logical)
+        out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
+        view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
+        return out
+
+    def stored_bytes(self) -> np.ndarray:
+        """The stored bytes as a read-only uint8 array over the mapped file (no copy)."""
+        return _core.stored_bytes(self._file, self.role.value, self.index)
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    """An opened dump (or .npy) file: its header and tensors.
+
+    >>> import numpy as np, opdiff, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "Add.add_1.3.4.1700000000000001")
+    >>> _ = opdiff.write_dump(path, "add_1", inputs=[np.ones(3, np.float32)], outputs=[np.ones(3, np.float16)])
+    >>> dump = opdiff.read_dump(path)
+    >>> dump.op_name, dump.timestamp, [t.format_name for t in dump.tensors]
+    ('add_1', 1700000000000001, ['ND', 'ND'])
+    """
+
+    path: Path
+    form: str
+    op_name: str
+    version: str
+    dump_time: int
+    timestamp: Optional[int]
+    attrs: Tuple[Tuple[str, str], ...]
+    inputs: Tuple[DumpTensor, ...]
+    outputs: Tuple[DumpTensor, ...]
+    buffers: Tuple[DumpTensor, ...]
+    workspaces: Tuple[DumpTensor, ...]
+
+    @property
+    def tensors(self) -> Tuple[DumpTensor, ...]:
+        """Inputs, outputs, buffers and workspaces, in file order."""
+        return self.inputs + self.outputs + self.buffers + self.workspaces
+
+    def tensor(self, role: Union[Role, str], index: int) -> DumpTensor:
+        role = Role(role)
+        group = {Role.INPUT: self.inputs, Role.OUTPUT: self.outputs, Role.BUFFER: self.buffers, Role.WORKSPACE: self.workspaces}[role]
+        if not 0 <= index < len(group):
+            raise DumpFormatError(f"{self.path}: has no {role.value} {index}")
+        return group[index]
+
+
+def read_dump(path: PathLike) -> DumpFile:
+    """Open an Ascend dump (v2, v1 or nano form) or a .npy file; raises :class:`DumpFormatError`
+    (a ValueError) naming the file and the problem when it is not a valid one.
+
+    See :class:`DumpFile` for an example.
+    """
+    handle = _core.open_tensor_file(os.fspath(path))
+    groups: Dict[Role, List[DumpTensor]] = {role: [] for role in Role}
+    for info in handle.tensors:
+        role = Role(info["role"])
+        groups[role].append(
+            DumpTensor(
+                role=role,
+                index=info["index"],
+                data_type=info["data_type"],
+                dtype=info["dtype"],
+                format=info["format"],
+                shape=tuple(info["shape"]),
+                original_shape=tuple(info["original_shape"]),
+                size=info["size"],
+                address=info["address"],
+                offset=info["offset"],
+                sub_format=info["sub_format"],
+                origin_name=info["origin_name"],
+                _file=handle,
+            )
+        )
+    name = parse_dump_name(Path(path).name)
+    op_name = handle.op_name or (name.op_name if name else "")
+    return DumpFile(
+        path=Path(path),
+        form=handle.form,
+        op_name=op_name,
+        version=handle.version,
+        dump_time=handle.dump_time,
+        timestamp=name.timestamp if name else None,
+        attrs=tuple(tuple(a) for a in handle.attrs),
+        inputs=tuple(groups[Role.INPUT]),
+        outputs=tuple(groups[Role.OUTPUT]),
+        buffers=tuple(groups[Role.BUFFER]),
+        workspaces=tuple(groups[Role.WORKSPACE]),
+    )
