@@ -11,7 +11,7 @@
 
 from opdiff.dumps.compare import tensor_metrics, tensor_stats
 from opdiff.dumps.formats import LAYOUTS, data_type_name, format_name, format_number
-from opdiff.dumps.reader import DumpFile, DumpFormatError, DumpName, DumpTensor, Role, parse_dump_name, read_dump
+from opdiff.dumps.reader import DumpFile, DumpFormatError, DumpTensor, Role, read_dump
 from opdiff.dumps.writer import DumpForm, RawBlock, Tensor, save_npy, write_dump
 
 __all__ = [
@@ -19,7 +19,6 @@ __all__ = [
     "DumpFile",
     "DumpForm",
     "DumpFormatError",
-    "DumpName",
     "DumpTensor",
     "RawBlock",
     "Role",
@@ -27,7 +26,6 @@ __all__ = [
     "data_type_name",
     "format_name",
     "format_number",
-    "parse_dump_name",
     "read_dump",
     "save_npy",
     "tensor_metrics",

@@ -12,53 +12,18 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from opdiff import _core
+from opdiff.dumps.discovery import parse_golden_name, parse_npu_dump_name
 from opdiff.dumps.formats import NUMPY_DTYPES, data_type_name, format_name, format_number
 
 DumpFormatError = _core.DumpFormatError
 PathLike = Union[str, "os.PathLike[str]"]
 FormatLike = Union[str, int]
 
-# {op_type}.{op_name}.{task_id}[.{stream_id}].{timestamp}[.{task_type}.{context}.{thread}][.{device}]
-_DUMP_NAME = re.compile(r"^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([0-9]+)(?:\.([0-9]+))?\.([0-9]{1,255})((?:\.[0-9]+)*)$")
-# {op_name}.{output_index}.{timestamp}.npy
-_NPY_NAME = re.compile(r"^([.A-Za-z0-9_-]+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
-
-
 class Role(str, Enum):
     INPUT = "input"
     OUTPUT = "output"
     BUFFER = "buffer"
     WORKSPACE = "workspace"
-
-
-@dataclass(frozen=True)
-class DumpName:
-    """The fields of a dump file name (msaccucmp-behaviour.md §2.1); None where absent."""
-
-    op_type: Optional[str]
-    op_name: str
-    task_id: Optional[int]
-    stream_id: Optional[int]
-    timestamp: Optional[int]
-    output_index: Optional[int] = None  # golden .npy names only
-
-
-def parse_dump_name(name: str) -> Optional[DumpName]:
-    """Parse a dump or golden .npy file name; None when it follows neither pattern.
-
-    >>> parse_dump_name("Conv2D.conv1.2.5.1700000000000000").timestamp
-    1700000000000000
-    >>> parse_dump_name("conv1.0.1700000000000000.npy").output_index
-    0
-    """
-    match = _NPY_NAME.match(name)
-    if match:
-        return DumpName(None, match.group(1), None, None, int(match.group(3)), int(match.group(2)))
-    match = _DUMP_NAME.match(name)
-    if not match:
-        return None
-    op_type, op_name, task, stream, timestamp = match.group(1, 2, 3, 4, 5)
-    return DumpName(op_type, op_name, int(task), int(stream) if stream else None, int(timestamp))
 
 
 def numpy_dtype(core_dtype: str) -> np.dtype:
@@ -193,7 +158,8 @@ def read_dump(path: PathLike) -> DumpFile:
                 _file=handle,
             )
         )
-    name = parse_dump_name(Path(path).name)
+    base = Path(path).name
+    name = parse_npu_dump_name(base) or parse_golden_name(base)
     op_name = handle.op_name or (name.op_name if name else "")
     return DumpFile(
         path=Path(path),
