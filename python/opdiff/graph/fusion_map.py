@@ -88,7 +88,8 @@ class FusionMap:
     """Ops of an offline model grouped into fusion groups; build one with `build_fusion_map`.
 
     >>> from opdiff.graph.grouping import build_fusion_map
-    >>> fm = build_fusion_map("demo", [("g", [Op("x", "Data"), Op("y", "Relu", inputs=(InputRef("x", 0),))])])
+    >>> from opdiff.graph.provenance import make_op
+    >>> fm = build_fusion_map("demo", [("g", [make_op("x", "Data"), make_op("y", "Relu", inputs=["x:0"])])])
     >>> [g.relation.value for g in fm.groups], fm.producer(InputRef("x", 0)).type
     (['OneToOne', 'OneToOne'], 'Data')
     """
