@@ -7,6 +7,7 @@
 
 from opdiff._dtypes import CORE_DTYPES, RawTensor
 from opdiff._metrics import ALGORITHMS, Metrics, SideStats, metrics, simd_info
+from opdiff.graph import read_graph
 
 __version__ = "0.1.0"
 
@@ -17,6 +18,7 @@ __all__ = [
     "RawTensor",
     "SideStats",
     "metrics",
+    "read_graph",
     "simd_info",
     "__version__",
 ]

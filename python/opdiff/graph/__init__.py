@@ -2,5 +2,18 @@
 
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionGroup, FusionMap, InputRef, Op, OutputDesc, Relation
+from opdiff.graph.json_export import export_atc_json, write_atc_json
+from opdiff.graph.read import read_graph
 
-__all__ = ["FusionGroup", "FusionMap", "GraphFormatError", "InputRef", "Op", "OutputDesc", "Relation"]
+__all__ = [
+    "FusionGroup",
+    "FusionMap",
+    "GraphFormatError",
+    "InputRef",
+    "Op",
+    "OutputDesc",
+    "Relation",
+    "export_atc_json",
+    "read_graph",
+    "write_atc_json",
+]

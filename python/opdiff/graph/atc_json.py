@@ -29,6 +29,8 @@ def read_atc_json(path: PathLike) -> FusionMap:
     try:
         with open(source, "rb") as handle:
             doc = json.load(handle)
+    except OSError as error:
+        raise GraphFormatError(source, f"cannot open: {error.strerror or error}") from None
     except json.JSONDecodeError as error:
         raise GraphFormatError(source, f"not valid JSON ({error})") from None
     except UnicodeDecodeError as error:

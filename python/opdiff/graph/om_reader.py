@@ -67,8 +67,11 @@ def read_om(path: PathLike) -> OmModel:
     'x'
     """
     source = os.fspath(path)
-    with open(source, "rb") as handle:
-        data = handle.read()
+    try:
+        with open(source, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise GraphFormatError(source, f"cannot open: {error.strerror or error}") from None
     header = parse_header(data, source)
     submodels, notes = walk_submodels(data, header, source)
     view = memoryview(data)
