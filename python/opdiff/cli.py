@@ -11,6 +11,7 @@ from typing import List, Optional
 # Modules are imported lazily per invocation so start-up stays fast.
 COMMAND_MODULES = (
     "opdiff.commands.simd",
+    "opdiff.commands.graph",
 )
 
 
