@@ -54,15 +54,17 @@ def _op_json(op: Op) -> Dict[str, Any]:
         entry["id"] = op.id  # atc omits proto3 defaults
     if op.inputs:
         entry["input"] = [str(ref) for ref in op.inputs]
-    if op.output_descs == (OutputDesc(op.name, None),) and op.original_names == (op.name,):
-        return entry  # the synthetic desc of an op that had no provenance at all: write none
-    attrs = [_attr(pv.ORIGINAL_OP_NAMES, {"list": {"s": list(op.original_names), "val_type": "VT_LIST_STRING"}})]
+    # The synthetic desc of an op that had neither names attribute nor descs: write neither, so
+    # that reading back synthesises the same desc again.
+    synthetic = op.output_descs == (OutputDesc(op.name, None),) and op.original_names == (op.name,)
+    attrs = [] if synthetic else [_attr(pv.ORIGINAL_OP_NAMES, {"list": {"s": list(op.original_names), "val_type": "VT_LIST_STRING"}})]
     if op.l1_fusion_sub_graph_no:
         attrs.append(_attr(pv.L1_FUSION_SUB_GRAPH_NO, {"s": op.l1_fusion_sub_graph_no}))
     if op.is_multiop:
         attrs.append(_attr(pv.IS_MULTIOP, {"b": True}))
-    entry["attr"] = attrs
-    if op.output_descs:
+    if attrs:
+        entry["attr"] = attrs
+    if op.output_descs and not synthetic:
         entry["output_desc"] = [_desc_json(desc) for desc in op.output_descs]
     return entry
 

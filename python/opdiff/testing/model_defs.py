@@ -111,14 +111,13 @@ def model_def_from_fusion_map(fusion_map: FusionMap) -> ge.ModelDef:
 
 
 def _op_def_of(op: Op) -> ge.OpDef:
-    if op.output_descs == (OutputDesc(op.name, None),) and op.original_names == (op.name,):
-        # The synthetic desc of an op without provenance: write the op without any, as it came.
-        return op_def(op.name, op.type, inputs=[str(r) for r in op.inputs], id_=op.id)
+    # The synthetic desc of an op without names attribute or descs: write neither, as it came.
+    synthetic = op.output_descs == (OutputDesc(op.name, None),) and op.original_names == (op.name,)
     return op_def(
         op.name,
         op.type,
         inputs=[str(ref) for ref in op.inputs],
-        original_names=list(op.original_names),
+        original_names=None if synthetic else list(op.original_names),
         id_=op.id,
         l1_fusion_sub_graph_no=op.l1_fusion_sub_graph_no or None,
         is_multiop=op.is_multiop or None,
@@ -130,6 +129,6 @@ def _op_def_of(op: Op) -> ge.OpDef:
                 origin_shape=d.origin_shape,
                 dtype=d.dtype,
             )
-            for d in op.output_descs
+            for d in (() if synthetic else op.output_descs)
         ],
     )
