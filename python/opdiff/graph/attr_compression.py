@@ -127,6 +127,8 @@ class KeyDecoder:
     @staticmethod
     def _lookup(dictionary: AttrDictionary, key: str) -> int:
         position = decode_key(key)
+        if not dictionary.names:
+            raise ValueError(f"compressed attribute key {key!r} but the model has no {NAME_ENUM}")
         if position >= len(dictionary.names):
             raise ValueError(f"compressed attribute key {key!r} points past the name dictionary ({len(dictionary.names)} names)")
         return position
