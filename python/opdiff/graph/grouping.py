@@ -62,10 +62,14 @@ def build_fusion_map(
     members: Dict[str, List[int]] = {}  # insertion order = order of first appearance = Index
     for graph_name, graph_ops in graphs:
         graph_names.append(graph_name)
+        touched: Dict[str, None] = {}
         for op in graph_ops:
-            members.setdefault(group_key(op), []).append(len(ops))
+            key = group_key(op)
+            members.setdefault(key, []).append(len(ops))
+            touched[key] = None
             ops.append(op if op.graph == graph_name else replace(op, graph=graph_name))
-        _fill_rename_nodes(ops, members)
+        # Groups only grow, so only groups this graph touched can be newly lone.
+        _fill_rename_nodes(ops, members, touched)
     groups = tuple(_make_group(key, index, [ops[i] for i in positions]) for index, (key, positions) in enumerate(members.items()))
     return FusionMap(name, tuple(graph_names), tuple(ops), groups, tuple(warnings), source)
 
@@ -83,8 +87,9 @@ def regroup(fusion_map: FusionMap, ops: Sequence[Op], warnings: Sequence[str] = 
     )
 
 
-def _fill_rename_nodes(ops: List[Op], members: Dict[str, List[int]]) -> None:
-    for key, positions in members.items():
+def _fill_rename_nodes(ops: List[Op], members: Dict[str, List[int]], keys: Iterable[str]) -> None:
+    for key in keys:
+        positions = members[key]
         if len(positions) != 1:
             continue
         op = ops[positions[0]]
@@ -98,6 +103,12 @@ def _named(desc: OutputDesc, name: str) -> OutputDesc:
 
 
 def _make_group(key: str, index: int, members: Sequence[Op]) -> FusionGroup:
+    if len(members) == 1:
+        only = members[0]
+        names = only.original_names
+        distinct_names = names if len(names) == 1 else tuple(dict.fromkeys(names))
+        relation = Relation.ONE_TO_ONE if len(names) == 1 else Relation.MULTI_TO_ONE
+        return FusionGroup(key, index, (only.name,), relation, distinct_names)
     distinct: Dict[str, None] = {}
     for op in members:
         for original in op.original_names:

@@ -39,8 +39,10 @@ def write_atc_json(source: Any, path: PathLike) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        # json.dumps, not json.dump: only the one-shot encoder runs in C.
+        text = json.dumps(export_atc_json(source), ensure_ascii=False, separators=(",", ":"))
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(export_atc_json(source), out, ensure_ascii=False, separators=(",", ":"))
+            out.write(text)
         os.replace(temporary, target)
     except BaseException:
         os.unlink(temporary)

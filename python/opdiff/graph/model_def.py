@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from google.protobuf.message import DecodeError
 
@@ -15,8 +15,6 @@ from opdiff.graph.proto import ge_ir_pb2 as ge
 
 _OP_KEYS = frozenset({pv.ORIGINAL_OP_NAMES, pv.L1_FUSION_SUB_GRAPH_NO, pv.IS_MULTIOP})
 _DESC_KEYS = frozenset({pv.ORIGIN_NAME, pv.ORIGIN_OUTPUT_INDEX, pv.ORIGIN_FORMAT, pv.GE_ORIGIN_FORMAT, pv.ORIGIN_SHAPE})
-# A decoded attribute: the AttrDef and, when its string values were enumerated, the value dictionary.
-_Attr = Tuple[ge.AttrDef, Optional[Tuple[str, ...]]]
 
 
 def parse_model_def(payload: bytes, path: str, where: str = "MODEL_DEF") -> ge.ModelDef:
@@ -52,63 +50,73 @@ def fusion_map_of_model_def(
 
 
 def _op(op_def: ge.OpDef, decoder: KeyDecoder, graph: str) -> Op:
-    attrs = _wanted(op_def.attr, decoder, _OP_KEYS)
+    attrs, enumerated = _attrs(op_def.attr, decoder, _OP_KEYS) if decoder.active else (op_def.attr, _NO_ENUMERATION)
     names = attrs.get(pv.ORIGINAL_OP_NAMES)
+    l1 = attrs.get(pv.L1_FUSION_SUB_GRAPH_NO)
+    multiop = attrs.get(pv.IS_MULTIOP)
+    descs = op_def.output_desc
     return pv.make_op(
         op_def.name,
         op_def.type,
         id_=op_def.id,
         inputs=op_def.input,
-        original_names=None if names is None else (_strings(names) or [""]),
-        output_descs=[_output_desc(desc, k, decoder) for k, desc in enumerate(op_def.output_desc)],
-        l1_fusion_sub_graph_no=_string(attrs.get(pv.L1_FUSION_SUB_GRAPH_NO)),
-        is_multiop=bool(attrs[pv.IS_MULTIOP][0].b) if pv.IS_MULTIOP in attrs else False,
+        original_names=None if names is None else (_strings(names, pv.ORIGINAL_OP_NAMES, enumerated) or [""]),
+        output_descs=[_output_desc(desc, k, decoder) for k, desc in enumerate(descs)] if descs else (),
+        l1_fusion_sub_graph_no="" if l1 is None else _string(l1, pv.L1_FUSION_SUB_GRAPH_NO, enumerated),
+        is_multiop=False if multiop is None else multiop.b,
         graph=graph,
     )
 
 
 def _output_desc(desc: ge.TensorDescriptor, position: int, decoder: KeyDecoder) -> OutputDesc:
-    attrs = _wanted(desc.attr, decoder, _DESC_KEYS)
-    index = attrs.get(pv.ORIGIN_OUTPUT_INDEX)
-    shape = attrs.get(pv.ORIGIN_SHAPE)
+    attrs, enumerated = _attrs(desc.attr, decoder, _DESC_KEYS) if decoder.active else (desc.attr, _NO_ENUMERATION)
+    get = attrs.get
+    name, index, fmt, shape = get(pv.ORIGIN_NAME), get(pv.ORIGIN_OUTPUT_INDEX), get(pv.ORIGIN_FORMAT), get(pv.ORIGIN_SHAPE)
+    origin_format = "" if fmt is None else _string(fmt, pv.ORIGIN_FORMAT, enumerated)
+    if not origin_format:
+        ge_format = get(pv.GE_ORIGIN_FORMAT)
+        origin_format = "" if ge_format is None else _string(ge_format, pv.GE_ORIGIN_FORMAT, enumerated)
+    dtype = desc.dtype
     return OutputDesc(
-        origin_name=_string(attrs.get(pv.ORIGIN_NAME)),
-        origin_output_index=position if index is None else int(index[0].i),
-        origin_format=_string(attrs.get(pv.ORIGIN_FORMAT)) or _string(attrs.get(pv.GE_ORIGIN_FORMAT)),
-        origin_shape=None if shape is None else tuple(int(d) for d in shape[0].list.i),
-        dtype=ge.DataType.Name(desc.dtype) if desc.dtype and desc.dtype in ge.DataType.values() else (f"DT_{desc.dtype}" if desc.dtype else ""),
+        "" if name is None else _string(name, pv.ORIGIN_NAME, enumerated),
+        position if index is None else index.i,
+        origin_format,
+        None if shape is None else tuple(shape.list.i),
+        (_DTYPE_NAMES.get(dtype) or f"DT_{dtype}") if dtype else "",
     )
 
 
-def _wanted(attr_map: "object", decoder: KeyDecoder, wanted: frozenset) -> Dict[str, _Attr]:
-    found: Dict[str, _Attr] = {}
-    if not decoder.active:
-        for name in wanted:
-            if name in attr_map:  # type: ignore[operator]
-                found[name] = (attr_map[name], None)  # type: ignore[index]
-        return found
-    for key, value in attr_map.items():  # type: ignore[attr-defined]
+_DTYPE_NAMES: Mapping[int, str] = {number: name for name, number in ge.DataType.items()}
+_NO_ENUMERATION: Mapping[str, Tuple[str, ...]] = {}
+
+
+def _attrs(attr_map: Any, decoder: KeyDecoder, wanted: frozenset) -> Tuple[Mapping[str, ge.AttrDef], Mapping[str, Tuple[str, ...]]]:
+    """The wanted attributes of a compressed `attr_map` by plain name, and the value dictionaries of
+    enumerated ones. (Uncompressed maps are used as they are: the protobuf map answers .get().)"""
+    found: Dict[str, ge.AttrDef] = {}
+    enumerated: Dict[str, Tuple[str, ...]] = {}
+    for key, value in attr_map.items():
         name, dictionary, position = decoder.resolve(key)
         if name in wanted:
-            values = dictionary.values if dictionary is not None and dictionary.flags_value(position) else None
-            found[name] = (value, values)
-    return found
+            found[name] = value
+            if dictionary is not None and dictionary.flags_value(position):
+                enumerated[name] = dictionary.values
+    return found, enumerated
 
 
-def _string(attr: Optional[_Attr]) -> str:
-    if attr is None:
-        return ""
-    value, enumerated = attr
-    if enumerated is not None and value.WhichOneof("value") == "i":
-        return _enumerated(enumerated, value.i)
+def _string(value: ge.AttrDef, name: str, enumerated: Mapping[str, Tuple[str, ...]]) -> str:
+    values = enumerated.get(name) if enumerated else None
+    if values is not None and value.WhichOneof("value") == "i":
+        return _enumerated(values, value.i)
     return value.s.decode("utf-8", "replace")
 
 
-def _strings(attr: _Attr) -> List[str]:
-    value, enumerated = attr
-    if enumerated is not None and not value.list.s and value.list.i:
-        return [_enumerated(enumerated, i) for i in value.list.i]
-    return [s.decode("utf-8", "replace") for s in value.list.s]
+def _strings(value: ge.AttrDef, name: str, enumerated: Mapping[str, Tuple[str, ...]]) -> List[str]:
+    values = enumerated.get(name) if enumerated else None
+    listed = value.list
+    if values is not None and not listed.s and listed.i:
+        return [_enumerated(values, i) for i in listed.i]
+    return [s.decode("utf-8", "replace") for s in listed.s]
 
 
 def _enumerated(values: Tuple[str, ...], index: int) -> str:

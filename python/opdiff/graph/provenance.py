@@ -75,7 +75,12 @@ def make_op(
     (OutputDesc(origin_name='relu', origin_output_index=None, origin_format='', origin_shape=None, dtype=''),)
     """
     name = strip_lxslice(name)
-    refs = tuple(ref for ref in (parse_input(text) for text in inputs) if ref is not None)
+    refs = []
+    for text in inputs:
+        if text and not text.endswith(":-1"):  # the common cases, without the general parse
+            ref = parse_input(text)
+            if ref is not None:
+                refs.append(ref)
     descs: Tuple[OutputDesc, ...] = tuple(output_descs)
     if original_names is None:
         names: Tuple[str, ...] = (name,)
@@ -86,7 +91,7 @@ def make_op(
         name=name,
         type=type_,
         id=id_,
-        inputs=refs,
+        inputs=tuple(refs),
         original_names=names,
         output_descs=descs,
         l1_fusion_sub_graph_no=l1_fusion_sub_graph_no,

@@ -116,6 +116,17 @@ def quant_filter(fusion_map: FusionMap) -> QuantFilter:
     a dequant-named op emits DT_FLOAT16, MIDDLE when its op is in a pair, else NORMAL. An op is in a
     pair when any input comes from a QUANT or MIDDLE output; it is skipped unless all its outputs
     are DEQUANT.
+
+    >>> from opdiff.graph.grouping import build_fusion_map
+    >>> from opdiff.graph.provenance import make_op
+    >>> from opdiff.graph.fusion_map import OutputDesc
+    >>> int8, fp16 = OutputDesc("", 0, dtype="DT_INT8"), OutputDesc("", 0, dtype="DT_FLOAT16")
+    >>> fm = build_fusion_map("q", [("g", [
+    ...     make_op("c_quant_layer", "AscendQuant", output_descs=[int8]),
+    ...     make_op("c", "Conv2D", inputs=["c_quant_layer:0"], output_descs=[int8]),
+    ...     make_op("c_dequant_layer", "AscendDequant", inputs=["c:0"], output_descs=[fp16])])])
+    >>> sorted(quant_filter(fm).skipped_ops)
+    ['c']
     """
     kinds: Dict[str, Tuple[QuantOutputKind, ...]] = {}
     skipped = set()

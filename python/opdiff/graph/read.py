@@ -8,6 +8,7 @@ from typing import Union
 from opdiff.graph.atc_json import read_atc_json
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
+from opdiff.graph.gc_pause import gc_paused
 from opdiff.graph.om2_package import ZIP_MAGIC, read_om2
 from opdiff.graph.om_reader import read_om_fusion_map
 
@@ -33,12 +34,13 @@ def read_graph(path: PathLike) -> FusionMap:
             head = handle.read(64)
     except OSError as error:
         raise GraphFormatError(source, f"cannot open: {error.strerror or error}") from None
-    if head.startswith(_OM_MAGIC):
-        return read_om_fusion_map(source)
-    if head.startswith(ZIP_MAGIC):
-        return read_om2(source)
-    if head.lstrip().startswith(_JSON_STARTS):
-        return read_atc_json(source)
+    with gc_paused():
+        if head.startswith(_OM_MAGIC):
+            return read_om_fusion_map(source)
+        if head.startswith(ZIP_MAGIC):
+            return read_om2(source)
+        if head.lstrip().startswith(_JSON_STARTS):
+            return read_atc_json(source)
     if not head:
         raise GraphFormatError(source, "empty file")
     raise GraphFormatError(source, "neither an .om model (magic 'IMOD'), an OM2 package (zip) nor atc JSON")

@@ -21,18 +21,22 @@ class Dictionaries:
     names: List[str] = field(default_factory=list)
     values: List[str] = field(default_factory=list)
     use_string_value: List[bool] = field(default_factory=list)
+    _name_index: Dict[str, int] = field(default_factory=dict, repr=False)
+    _value_index: Dict[str, int] = field(default_factory=dict, repr=False)
 
     def name_position(self, name: str, enumerate_values: bool) -> int:
-        if name not in self.names:
+        if name not in self._name_index:
+            self._name_index[name] = len(self.names)
             self.names.append(name)
             self.use_string_value.append(enumerate_values)
-        return self.names.index(name)
+        return self._name_index[name]
 
     def value_position(self, value: bytes) -> int:
         text = value.decode()
-        if text not in self.values:
+        if text not in self._value_index:
+            self._value_index[text] = len(self.values)
             self.values.append(text)
-        return self.values.index(text)
+        return self._value_index[text]
 
 
 def encoded_key(position: int) -> str:
