@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 from collections import Counter
 from typing import TYPE_CHECKING, Iterable
 
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     try:
         fusion_map = read_graph(args.model)
+        # The map lives until exit and holds no cycles: keep the collector from rescanning it.
+        gc.freeze()
         if args.json:
             write_atc_json(fusion_map, args.json)
     except GraphFormatError as error:

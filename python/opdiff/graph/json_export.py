@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Union
 
 from opdiff.graph import provenance as pv
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
+from opdiff.graph.gc_pause import gc_paused
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -28,19 +29,30 @@ def export_atc_json(source: Any) -> Dict[str, Any]:
     """
     fusion_map: FusionMap = source if isinstance(source, FusionMap) else source.fusion_map
     graphs: Dict[str, List[Dict[str, Any]]] = {graph: [] for graph in fusion_map.graphs}
-    for op in fusion_map.ops:
-        graphs.setdefault(op.graph, []).append(_op_json(op))
+    with gc_paused():
+        for op in fusion_map.ops:
+            graphs.setdefault(op.graph, []).append(_op_json(op))
     return {"name": fusion_map.name, "graph": [{"name": name, "op": ops} for name, ops in graphs.items()]}
 
 
 def write_atc_json(source: Any, path: PathLike) -> Path:
-    """Write `export_atc_json(source)` to `path` (a temporary name first, then renamed)."""
+    """Write `export_atc_json(source)` to `path` (a temporary name first, then renamed).
+
+    >>> import os, tempfile
+    >>> from opdiff.graph.grouping import build_fusion_map
+    >>> from opdiff.graph.provenance import make_op
+    >>> from opdiff.graph.read import read_graph
+    >>> fm = build_fusion_map("m", [("g", [make_op("x", "Data")])])
+    >>> read_graph(write_atc_json(fm, os.path.join(tempfile.mkdtemp(), "m.json"))) == fm
+    True
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         # json.dumps, not json.dump: only the one-shot encoder runs in C.
-        text = json.dumps(export_atc_json(source), ensure_ascii=False, separators=(",", ":"))
+        with gc_paused():
+            text = json.dumps(export_atc_json(source), ensure_ascii=False, separators=(",", ":"))
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, target)
