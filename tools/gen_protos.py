@@ -45,9 +45,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, help="write under this folder instead of in place")
     args = parser.parse_args(argv)
+    from rich.console import Console
+
+    console = Console()
     for proto in project_protos():
         out_dir = (args.out / proto.parent) if args.out else ROOT / proto.parent
-        print(generate(proto, out_dir))
+        console.print(f"wrote {generate(proto, out_dir)}", highlight=False)
     return 0
 
 
