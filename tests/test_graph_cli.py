@@ -20,7 +20,8 @@ def test_summary_and_json_export_of_an_om(tmp_path):
     out = tmp_path / "out" / "m.json"
     result = run_cli(model, "--json", out)
     assert result.returncode == 0, result.stderr
-    for text in ("ge_default", "MultiToOne", "Conv2D", "conv1/Conv2D_relu_fused", "conv1/Conv2D, conv1/Relu", "[1, 3, 8, 8]"):
+    for text in ("ge_default", "MultiToOne", "Conv2D", "conv1/Conv2D_relu_fused", "conv1/Conv2D, conv1/Relu", "[1, 3, 8, 8]",
+                 ".om offline model", "IR_MODEL, wide partition tables", "1 (0: MODEL_DEF)"):
         assert text in result.stdout
     assert fusion_map_from_json(json.loads(out.read_text())) == opdiff.read_graph(model)
     assert [p.name for p in out.parent.iterdir()] == ["m.json"]  # no temporary left behind
@@ -54,3 +55,14 @@ def test_limit_caps_table_rows(tmp_path):
     full = run_cli(model, "--limit", "0").stdout
     assert "Type2 " in short and "Type3 " not in short
     assert "Type29" in full and "fused ops (30)" in full
+
+
+def test_summary_of_json_and_notes(tmp_path):
+    model = write_om(tmp_path / "m.om", [[(MODEL_DEF, simple_model_def().SerializeToString()), (42, b"?")]])
+    result = run_cli(model)
+    assert result.returncode == 0
+    assert "skipped partition 1 of unknown type 42" in result.stdout
+    rule = tmp_path / "rule.json"
+    assert main(["graph", str(model), "--json", str(rule)]) == 0
+    result = run_cli(rule)
+    assert result.returncode == 0 and "atc --mode=1 JSON" in result.stdout and "IR_MODEL" not in result.stdout

@@ -206,3 +206,13 @@ def test_malformed_inputs_are_errors(bad_input):
 
     with pytest.raises(GraphFormatError, match="op 'y'"):
         fusion_map_from_json(doc(op("y", "Relu", inputs=[bad_input])), "rule.json")
+
+
+def test_duplicate_op_names_are_noted_and_lookup_gives_the_first():
+    fm = fusion_map_from_json(doc(graphs=[
+        {"name": "root", "op": [op("a", "Relu"), op("b", "Add")]},
+        {"name": "sub", "op": [op("a", "Mul")]},
+    ]))
+    assert fm.op("a").type == "Relu"
+    assert fm.warnings == ("1 ops share a name with an earlier op (lookups by name give the first): 'a'",)
+    assert fusion_map_from_json(doc(op("a", "Relu"))).warnings == ()

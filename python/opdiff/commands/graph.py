@@ -8,9 +8,14 @@ from collections import Counter
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
+    from typing import Optional
+
     from rich.console import Console
+    from rich.table import Table
 
     from opdiff.graph import FusionMap
+    from opdiff.graph.om_reader import OmModel
+    from opdiff.graph.read import GraphKind
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -30,10 +35,20 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from opdiff.graph import GraphFormatError, read_graph, write_atc_json
+    from opdiff.graph.gc_pause import gc_paused
+    from opdiff.graph.om_reader import read_om
+    from opdiff.graph.read import GraphKind, detect_graph_kind
 
     console = Console()
     try:
-        fusion_map = read_graph(args.model)
+        kind = detect_graph_kind(args.model)
+        om = None
+        if kind is GraphKind.OM:
+            with gc_paused():
+                om = read_om(args.model)
+                fusion_map = om.fusion_map
+        else:
+            fusion_map = read_graph(args.model)
         # The map lives until exit and holds no cycles: keep the collector from rescanning it.
         gc.freeze()
         if args.json:
@@ -44,18 +59,21 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         Console(stderr=True).print(f"[bold red]opdiff graph: error:[/] {args.json}: {error.strerror or error}", highlight=False, soft_wrap=True)
         return 2
-    _print_summary(console, fusion_map, args.limit)
+    _print_summary(console, fusion_map, args.limit, kind, om)
     if args.json:
         console.print(f"atc JSON written to [bold]{args.json}[/]", highlight=False)
     return 0
 
 
-def _print_summary(console: "Console", fusion_map: "FusionMap", limit: int) -> None:
+def _print_summary(console: "Console", fusion_map: "FusionMap", limit: int, kind: "GraphKind", om: "Optional[OmModel]") -> None:
     from rich.table import Table
 
     fused = [group for group in fusion_map.groups if len(group.op_names) > 1 or len(group.original_names) > 1]
     overview = Table(title=f"model {fusion_map.name or '(unnamed)'}", show_header=False)
     overview.add_row("source", fusion_map.source)
+    overview.add_row("kind", kind.value)
+    if om is not None:
+        _add_om_rows(overview, om)
     overview.add_row("graphs", str(len(fusion_map.graphs)))
     overview.add_row("ops", str(len(fusion_map.ops)))
     overview.add_row("fusion groups", str(len(fusion_map.groups)))
@@ -98,6 +116,20 @@ def _print_summary(console: "Console", fusion_map: "FusionMap", limit: int) -> N
     console.print(io_table)
     for warning in fusion_map.warnings:
         console.print(f"[yellow]note:[/] {warning}", highlight=False)
+
+
+def _add_om_rows(overview: "Table", om: "OmModel") -> None:
+    from opdiff.graph.om_header import ModelType
+
+    header = om.header
+    model_type = ModelType(header.modeltype).name if header.modeltype in ModelType._value2member_map_ else str(header.modeltype)
+    overview.add_row("model type", f"{model_type}, {'wide' if header.wide_table else 'tiny (legacy)'} partition tables")
+    overview.add_row("platform version", header.platform_version or "-")
+    parts = "; ".join(
+        f"{sub.index}: " + ", ".join(p.type.name for p in sub.partitions) for sub in om.submodels
+    )
+    overview.add_row("sub-models", f"{len(om.submodels)} ({parts})")
+    overview.add_row("attribute compression", "yes" if om.root_dictionary is not None else "no")
 
 
 def _limited(rows: "list", limit: int) -> Iterable:

@@ -110,7 +110,11 @@ class FusionMap:
 
     @cached_property
     def _group_by_op(self) -> Dict[str, FusionGroup]:
-        return {name: group for group in self.groups for name in group.op_names}
+        by_op: Dict[str, FusionGroup] = {}
+        for group in self.groups:
+            for name in group.op_names:
+                by_op.setdefault(name, group)  # like op(): a duplicated name means its first op
+        return by_op
 
     def op(self, name: str) -> Op:
         """The op called `name`; KeyError if there is none."""

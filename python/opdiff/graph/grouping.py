@@ -71,7 +71,16 @@ def build_fusion_map(
         # Groups only grow, so only groups this graph touched can be newly lone.
         _fill_rename_nodes(ops, members, touched)
     groups = tuple(_make_group(key, index, [ops[i] for i in positions]) for index, (key, positions) in enumerate(members.items()))
-    return FusionMap(name, tuple(graph_names), tuple(ops), groups, tuple(warnings), source)
+    return FusionMap(name, tuple(graph_names), tuple(ops), groups, tuple(warnings) + _duplicate_notes(ops), source)
+
+
+def _duplicate_notes(ops: Sequence[Op]) -> Tuple[str, ...]:
+    seen: Dict[str, None] = {}
+    duplicates = [op.name for op in ops if op.name in seen or seen.setdefault(op.name, None)]
+    if not duplicates:
+        return ()
+    shown = ", ".join(repr(name) for name in dict.fromkeys(duplicates).keys() if name)[:200]
+    return (f"{len(duplicates)} ops share a name with an earlier op (lookups by name give the first): {shown}",)
 
 
 def regroup(fusion_map: FusionMap, ops: Sequence[Op], warnings: Sequence[str] = ()) -> FusionMap:
