@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from opdiff.graph import provenance as pv
 from opdiff.graph.errors import GraphFormatError
-from opdiff.graph.fusion_map import FusionMap, InputRef, Op, OutputDesc
+from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.grouping import build_fusion_map
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -46,19 +46,18 @@ def fusion_map_from_json(doc: Any, source: str = "<json>") -> FusionMap:
     if not isinstance(graphs, list):
         raise GraphFormatError(source, "missing 'graph' array")
     parsed: List[Tuple[str, List[Op]]] = []
-    input_cache: Dict[str, Optional[InputRef]] = {}
     for g, graph in enumerate(graphs):
         if not isinstance(graph, dict) or not isinstance(graph.get("op"), list):
             raise GraphFormatError(source, f"graph[{g}] has no 'op' array")
         graph_name = graph.get("name", "")
         if not isinstance(graph_name, str):
             raise GraphFormatError(source, f"graph[{g}].name is not a string")
-        parsed.append((graph_name, [_op(op, source, f"graph[{g}].op[{k}]", graph_name, input_cache) for k, op in enumerate(graph["op"])]))
+        parsed.append((graph_name, [_op(op, source, f"graph[{g}].op[{k}]", graph_name) for k, op in enumerate(graph["op"])]))
     name = doc.get("name", "")
     return build_fusion_map(name if isinstance(name, str) else "", parsed, source=source)
 
 
-def _op(raw: Any, source: str, where: str, graph: str, input_cache: Dict[str, Optional[InputRef]]) -> Op:
+def _op(raw: Any, source: str, where: str, graph: str) -> Op:
     if not isinstance(raw, dict):
         raise GraphFormatError(source, f"{where} is not an object")
     name, type_ = raw.get("name"), raw.get("type")
@@ -86,8 +85,7 @@ def _op(raw: Any, source: str, where: str, graph: str, input_cache: Dict[str, Op
             l1_fusion_sub_graph_no=_string(attrs.get(pv.L1_FUSION_SUB_GRAPH_NO)),
             is_multiop=bool(_scalar(attrs.get(pv.IS_MULTIOP), "b", False)),
             graph=graph,
-            input_cache=input_cache,
-        )
+            )
     except (ValueError, TypeError) as error:
         raise GraphFormatError(source, f"{where}: {error}") from None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
 
 class Relation(Enum):
@@ -21,9 +21,14 @@ class Relation(Enum):
     L1_FUSION = "L1Fusion"
 
 
-@dataclass(frozen=True)
-class InputRef:
-    """A data input of an op: output `index` of op `producer` (control edges are never kept)."""
+class InputRef(NamedTuple):
+    """A data input of an op: output `index` of op `producer` (control edges are never kept).
+
+    A named tuple rather than a dataclass: models have hundreds of thousands of edges.
+
+    >>> str(InputRef("conv1", 0))
+    'conv1:0'
+    """
 
     producer: str
     index: int

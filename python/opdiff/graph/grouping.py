@@ -62,12 +62,9 @@ def build_fusion_map(
     members: Dict[str, List[int]] = {}  # insertion order = order of first appearance = Index
     for graph_name, graph_ops in graphs:
         graph_names.append(graph_name)
-        touched: Dict[str, None] = {}
-        for op in graph_ops:
-            key = group_key(op)
-            members.setdefault(key, []).append(len(ops))
-            touched[key] = None
-            ops.append(op if op.graph == graph_name else replace(op, graph=graph_name))
+        first = len(ops)
+        ops.extend(op if op.graph == graph_name else replace(op, graph=graph_name) for op in graph_ops)
+        touched = [_add_member(members, group_key(ops[i]), i) for i in range(first, len(ops))]
         # Groups only grow, so only groups this graph touched can be newly lone.
         _fill_rename_nodes(ops, members, touched)
     groups = tuple(_make_group(key, index, [ops[i] for i in positions]) for index, (key, positions) in enumerate(members.items()))
@@ -96,14 +93,24 @@ def regroup(fusion_map: FusionMap, ops: Sequence[Op], warnings: Sequence[str] = 
     )
 
 
+def _add_member(members: Dict[str, List[int]], key: str, position: int) -> str:
+    positions = members.get(key)
+    if positions is None:
+        members[key] = [position]
+    else:
+        positions.append(position)
+    return key
+
+
 def _fill_rename_nodes(ops: List[Op], members: Dict[str, List[int]], keys: Iterable[str]) -> None:
     for key in keys:
         positions = members[key]
         if len(positions) != 1:
             continue
         op = ops[positions[0]]
-        if len(op.original_names) == 1 and op.original_names[0] == key:
-            if any(not desc.origin_name for desc in op.output_descs):
+        names = op.original_names
+        if len(names) == 1 and names[0] == key:
+            if not all(desc.origin_name for desc in op.output_descs):
                 ops[positions[0]] = replace(op, output_descs=tuple(_named(desc, key) for desc in op.output_descs))
 
 

@@ -9,7 +9,7 @@ from google.protobuf.message import DecodeError
 from opdiff.graph import provenance as pv
 from opdiff.graph.attr_compression import AttrDictionary, KeyDecoder
 from opdiff.graph.errors import GraphFormatError
-from opdiff.graph.fusion_map import FusionMap, InputRef, Op, OutputDesc
+from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.proto import ge_ir_pb2 as ge
 
@@ -37,20 +37,19 @@ def fusion_map_of_model_def(
 ) -> FusionMap:
     """The FusionMap of every graph in `model_def`, decompressing attributes with `own` then `root`."""
     decoder = KeyDecoder(own, root)
-    input_cache: Dict[str, Optional[InputRef]] = {}
     graphs: List[Tuple[str, List[Op]]] = []
     for graph in model_def.graph:
         ops: List[Op] = []
         for op_def in graph.op:
             try:
-                ops.append(_op(op_def, decoder, graph.name, input_cache))
+                ops.append(_op(op_def, decoder, graph.name))
             except (ValueError, TypeError, IndexError) as error:
                 raise GraphFormatError(path, f"graph {graph.name!r} op {op_def.name!r}: {error}") from None
         graphs.append((graph.name, ops))
     return build_fusion_map(model_def.name, graphs, warnings=warnings, source=path)
 
 
-def _op(op_def: ge.OpDef, decoder: KeyDecoder, graph: str, input_cache: Dict[str, Optional[InputRef]]) -> Op:
+def _op(op_def: ge.OpDef, decoder: KeyDecoder, graph: str) -> Op:
     attrs, enumerated = _attrs(op_def.attr, decoder, _OP_KEYS) if decoder.active else (op_def.attr, _NO_ENUMERATION)
     names = attrs.get(pv.ORIGINAL_OP_NAMES)
     l1 = attrs.get(pv.L1_FUSION_SUB_GRAPH_NO)
@@ -66,7 +65,6 @@ def _op(op_def: ge.OpDef, decoder: KeyDecoder, graph: str, input_cache: Dict[str
         l1_fusion_sub_graph_no="" if l1 is None else _string(l1, pv.L1_FUSION_SUB_GRAPH_NO, enumerated),
         is_multiop=False if multiop is None else multiop.b,
         graph=graph,
-        input_cache=input_cache,
     )
 
 

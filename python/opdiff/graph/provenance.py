@@ -7,7 +7,7 @@ defaults, so that a model and its atc JSON give equal ops.
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, Optional, Sequence, Tuple
+from typing import Iterable, Optional, Sequence, Tuple
 
 from opdiff.graph.fusion_map import InputRef, Op, OutputDesc
 
@@ -22,9 +22,6 @@ ORIGIN_OUTPUT_INDEX = "_datadump_origin_output_index"
 ORIGIN_FORMAT = "_datadump_origin_format"
 GE_ORIGIN_FORMAT = "origin_format"
 ORIGIN_SHAPE = "origin_shape"
-
-
-_UNSEEN = InputRef("", -1)  # cache sentinel; never a real input (negative indices are dropped)
 
 
 def strip_lxslice(name: str) -> str:
@@ -56,6 +53,26 @@ def parse_input(text: str) -> Optional[InputRef]:
     return InputRef(strip_lxslice(producer), value)
 
 
+def parse_inputs(texts: Iterable[str]) -> Tuple[InputRef, ...]:
+    """The data inputs among `texts`, in order (what `parse_input` keeps).
+
+    >>> parse_inputs(["a:0", "", "b:-1", "c:2"])
+    (InputRef(producer='a', index=0), InputRef(producer='c', index=2))
+    """
+    refs = []
+    for text in texts:
+        if not text or text.endswith(":-1"):
+            continue
+        producer, _, index = text.rpartition(":")
+        if producer and index.isdigit() and index.isascii() and "_lxslice" not in producer:
+            refs.append(InputRef(producer, int(index)))  # the common form, parsed inline for speed
+            continue
+        ref = parse_input(text)  # everything else, including the errors
+        if ref is not None:
+            refs.append(ref)
+    return tuple(refs)
+
+
 def make_op(
     name: str,
     type_: str,
@@ -67,27 +84,18 @@ def make_op(
     l1_fusion_sub_graph_no: str = "",
     is_multiop: bool = False,
     graph: str = "",
-    input_cache: Optional[Dict[str, Optional[InputRef]]] = None,
 ) -> Op:
     """An Op with msaccucmp's defaults applied.
 
     `original_names` None means the attribute is missing: the names become `[name]`, empty origin
     names are filled with `name`, and an op without output descs gets one synthetic desc.
     An empty list (the attribute present without values) means one empty name.
-    `input_cache` (one dict per model read) remembers parsed inputs: most are consumed more than once.
 
     >>> make_op("relu", "Relu").output_descs
     (OutputDesc(origin_name='relu', origin_output_index=None, origin_format='', origin_shape=None, dtype=''),)
     """
     name = strip_lxslice(name)
-    cache: Dict[str, Optional[InputRef]] = {} if input_cache is None else input_cache
-    refs = []
-    for text in inputs:
-        ref = cache.get(text, _UNSEEN)
-        if ref is _UNSEEN:
-            ref = cache[text] = parse_input(text)
-        if ref is not None:
-            refs.append(ref)
+    refs = parse_inputs(inputs)
     descs: Tuple[OutputDesc, ...] = tuple(output_descs)
     if original_names is None:
         names: Tuple[str, ...] = (name,)
@@ -98,7 +106,7 @@ def make_op(
         name=name,
         type=type_,
         id=id_,
-        inputs=tuple(refs),
+        inputs=refs,
         original_names=names,
         output_descs=descs,
         l1_fusion_sub_graph_no=l1_fusion_sub_graph_no,
