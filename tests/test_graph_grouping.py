@@ -216,3 +216,12 @@ def test_duplicate_op_names_are_noted_and_lookup_gives_the_first():
     assert fm.op("a").type == "Relu"
     assert fm.warnings == ("1 ops share a name with an earlier op (lookups by name give the first): 'a'",)
     assert fusion_map_from_json(doc(op("a", "Relu"))).warnings == ()
+
+
+def test_int64_written_as_strings_by_protobuf_json_are_accepted():
+    fm = fusion_map_from_json(doc({"name": "a", "type": "T", "id": "7", "output_desc": [
+        {"attr": [{"key": "_datadump_origin_output_index", "value": {"i": "2"}},
+                  {"key": "origin_shape", "value": {"list": {"i": ["1", "3"]}}}]}]}))
+    assert fm.op("a").id == 7
+    assert fm.op("a").output_descs[0].origin_output_index == 2
+    assert fm.op("a").output_descs[0].origin_shape == (1, 3)

@@ -65,6 +65,8 @@ def _op(raw: Any, source: str, where: str, graph: str) -> Op:
         raise GraphFormatError(source, f"{where} needs string 'name' and 'type'")
     where = f"op {name!r}"
     id_ = raw.get("id", 0)
+    if isinstance(id_, str) and id_.lstrip("-").isdigit():
+        id_ = int(id_)  # protobuf's own JSON mapping writes int64 as strings
     if isinstance(id_, bool) or not isinstance(id_, int):
         raise GraphFormatError(source, f"{where}: 'id' is not an integer")
     inputs = raw.get("input", [])
