@@ -146,7 +146,7 @@ def test_broken_om2_packages(tmp_path):
         ('{"graph": [{"name": 1, "op": []}]}', "graph[0].name is not a string"),
         ('{"graph": [{"op": [3]}]}', "graph[0].op[0] is not an object"),
         ('{"graph": [{"op": [{"name": "a"}]}]}', "graph[0].op[0] needs string 'name' and 'type'"),
-        ('{"graph": [{"op": [{"name": "a", "type": "T", "id": "1"}]}]}', "op 'a': 'id' is not an integer"),
+        ('{"graph": [{"op": [{"name": "a", "type": "T", "id": "one"}]}]}', "op 'a': 'id' is not an integer"),
         ('{"graph": [{"op": [{"name": "a", "type": "T", "input": "x:0"}]}]}', "op 'a': 'input' is not an array of strings"),
         ('{"graph": [{"op": [{"name": "a", "type": "T", "attr": {}}]}]}', "op 'a': 'attr' is not an array"),
         ('{"graph": [{"op": [{"name": "a", "type": "T", "attr": [{"value": {}}]}]}]}', "attr entry without a string 'key'"),
