@@ -95,10 +95,11 @@ def _attrs(attr_map: Any, decoder: KeyDecoder, wanted: frozenset) -> Tuple[Mappi
     enumerated ones. (Uncompressed maps are used as they are: the protobuf map answers .get().)"""
     found: Dict[str, ge.AttrDef] = {}
     enumerated: Dict[str, Tuple[str, ...]] = {}
-    for key, value in attr_map.items():
-        name, dictionary, position = decoder.resolve(key)
+    resolve = decoder.resolve
+    for key in attr_map:  # keys only: fetching every value would cost far more than the lookups
+        name, dictionary, position = resolve(key)
         if name in wanted:
-            found[name] = value
+            found[name] = attr_map[key]
             if dictionary is not None and dictionary.flags_value(position):
                 enumerated[name] = dictionary.values
     return found, enumerated
