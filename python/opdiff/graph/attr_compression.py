@@ -97,19 +97,30 @@ class KeyDecoder:
     def __init__(self, own: Optional[AttrDictionary], root: Optional[AttrDictionary]) -> None:
         self._own = own
         self._root = root
-        self._cache: Dict[str, Tuple[str, Optional[AttrDictionary], int]] = {}
+        # key -> (plain name, value dictionary when the name's string values are enumerated).
+        # Readers look here first (a plain dict lookup per key) and call decode() on a miss.
+        self.decoded: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {}
 
     @property
     def active(self) -> bool:
         """False when neither model is compressed (keys are plain names)."""
         return self._own is not None or self._root is not None
 
+    def decode(self, key: str) -> Tuple[str, Optional[Tuple[str, ...]]]:
+        """(plain name, enumerated string values or None) of `key`; plain keys name themselves.
+
+        >>> names = AttrDictionary(("_datadump_origin_name",), ("relu1",), (True,))
+        >>> KeyDecoder(names, None).decode("\\x00\\x01")
+        ('_datadump_origin_name', ('relu1',))
+        """
+        name, dictionary, position = self.resolve(key)
+        values = dictionary.values if dictionary is not None and dictionary.flags_value(position) else None
+        self.decoded[key] = (name, values)
+        return name, values
+
     def resolve(self, key: str) -> Tuple[str, Optional[AttrDictionary], int]:
         """(name, dictionary that named it, position there); plain keys give (key, None, -1)."""
-        hit = self._cache.get(key)
-        if hit is None:
-            hit = self._cache[key] = self._resolve(key)
-        return hit
+        return self._resolve(key)
 
     def _resolve(self, key: str) -> Tuple[str, Optional[AttrDictionary], int]:
         if not is_encoded_key(key):

@@ -95,13 +95,13 @@ def _attrs(attr_map: Any, decoder: KeyDecoder, wanted: frozenset) -> Tuple[Mappi
     enumerated ones. (Uncompressed maps are used as they are: the protobuf map answers .get().)"""
     found: Dict[str, ge.AttrDef] = {}
     enumerated: Dict[str, Tuple[str, ...]] = {}
-    resolve = decoder.resolve
+    decoded = decoder.decoded
     for key in attr_map:  # keys only: fetching every value would cost far more than the lookups
-        name, dictionary, position = resolve(key)
+        name, values = decoded.get(key) or decoder.decode(key)
         if name in wanted:
             found[name] = attr_map[key]
-            if dictionary is not None and dictionary.flags_value(position):
-                enumerated[name] = dictionary.values
+            if values is not None:
+                enumerated[name] = values
     return found, enumerated
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Optional, Tuple, Union
 
 from opdiff.graph.attr_compression import AttrDictionary, dictionary_of
@@ -36,10 +37,15 @@ class OmModel:
         """Index of the sub-model whose ModelDef is the root."""
         return next(i for i, model_def in enumerate(self.model_defs) if model_def is not None)
 
+    @cached_property
+    def dictionaries(self) -> Tuple[Optional[AttrDictionary], ...]:
+        """Each sub-model's own compression dictionaries (None when it has none or no ModelDef)."""
+        return tuple(None if model_def is None else dictionary_of(model_def) for model_def in self.model_defs)
+
     @property
     def root_dictionary(self) -> Optional[AttrDictionary]:
         """The root ModelDef's compression dictionaries (None when uncompressed)."""
-        return dictionary_of(self.model_defs[self.root_index])  # type: ignore[arg-type]
+        return self.dictionaries[self.root_index]
 
     @property
     def fusion_map(self) -> FusionMap:
@@ -52,7 +58,7 @@ class OmModel:
         if model_def is None:
             raise GraphFormatError(self.path, f"sub-model {index} has no MODEL_DEF partition")
         return fusion_map_of_model_def(
-            model_def, self.path, own=dictionary_of(model_def), root=self.root_dictionary, warnings=self.warnings
+            model_def, self.path, own=self.dictionaries[index], root=self.root_dictionary, warnings=self.warnings
         )
 
 
