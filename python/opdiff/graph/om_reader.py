@@ -47,9 +47,9 @@ class OmModel:
         """The root ModelDef's compression dictionaries (None when uncompressed)."""
         return self.dictionaries[self.root_index]
 
-    @property
+    @cached_property
     def fusion_map(self) -> FusionMap:
-        """The FusionMap of the root ModelDef."""
+        """The FusionMap of the root ModelDef (built on first use, then kept)."""
         return self.submodel_fusion_map(self.root_index)
 
     def submodel_fusion_map(self, index: int) -> FusionMap:
