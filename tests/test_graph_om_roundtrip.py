@@ -87,6 +87,8 @@ def test_current_generation_single_model(tmp_path):
                                          (WEIGHTS_DATA, bytes(64)), (TBE_KERNELS, b"k" * 10), (TASK_INFO, b"")]])
     om = read_om(path)
     assert om.header.wide_table and om.header.model_num == 1 and om.header.name == "opdiff_test_model"
+    assert (om.header.version, om.header.om_ir_version, om.header.platform_version) == (0x20000000, 2, "1.11.z.0")
+    assert om.header.model_length == path.stat().st_size - 256 and om.header.length == 0
     assert [p.type for p in om.submodels[0].partitions] == [
         PartitionType.MODEL_INOUT_INFO, PartitionType.MODEL_DEF, PartitionType.WEIGHTS_DATA,
         PartitionType.TBE_KERNELS, PartitionType.TASK_INFO]
@@ -247,3 +249,16 @@ def test_any_fusion_map_survives_om_and_json(tmp_path, fm, compressed, legacy):
     from_om = opdiff.read_graph(path)
     assert from_om == fm
     assert fusion_map_from_json(json.loads(json.dumps(export_atc_json(from_om)))) == fm
+
+
+def test_kind_is_told_by_content_not_extension(tmp_path):
+    from opdiff.graph.read import GraphKind, detect_graph_kind
+
+    om = write_om(tmp_path / "model.json", [[(MODEL_DEF, simple_model_def().SerializeToString())]])
+    assert detect_graph_kind(om) is GraphKind.OM
+    rule = tmp_path / "rule.om"
+    rule.write_bytes(b"\xef\xbb\xbf" + json.dumps(export_atc_json(opdiff.read_graph(om))).encode())
+    assert detect_graph_kind(rule) is GraphKind.ATC_JSON
+    assert opdiff.read_graph(rule) == opdiff.read_graph(om)
+    package = write_om2(tmp_path / "pkg.json", export_atc_json(opdiff.read_graph(om)))
+    assert detect_graph_kind(package) is GraphKind.OM2

@@ -28,7 +28,8 @@ def read_atc_json(path: PathLike) -> FusionMap:
     source = os.fspath(path)
     try:
         with open(source, "rb") as handle:
-            doc = json.load(handle)
+            raw = handle.read()
+        doc = json.loads(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)  # a BOM is not JSON
     except OSError as error:
         raise GraphFormatError(source, f"cannot open: {error.strerror or error}") from None
     except json.JSONDecodeError as error:
