@@ -66,3 +66,14 @@ def test_summary_of_json_and_notes(tmp_path):
     assert main(["graph", str(model), "--json", str(rule)]) == 0
     result = run_cli(rule)
     assert result.returncode == 0 and "atc --mode=1 JSON" in result.stdout and "IR_MODEL" not in result.stdout
+
+
+def test_names_that_look_like_markup_print_verbatim(tmp_path):
+    from opdiff.testing.model_defs import model_def, op_def
+
+    ops = [op_def("x[bold]", "Data"), op_def("y[/]", "Relu", inputs=["x[bold]:0"], original_names=["a[red]", "b"])]
+    model = write_om(tmp_path / "m.om", [[(MODEL_DEF, model_def("m[i]", [("g", ops)]).SerializeToString())]])
+    result = run_cli(model)
+    assert result.returncode == 0, result.stderr
+    for text in ("x[bold]", "y[/]", "a[red], b", "model m[i]"):
+        assert text in result.stdout

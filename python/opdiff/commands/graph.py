@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
-    from typing import Optional
+    from typing import Optional, Tuple
 
     from rich.console import Console
     from rich.table import Table
@@ -33,44 +33,50 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.text import Text
 
-    from opdiff.graph import GraphFormatError, read_graph, write_atc_json
-    from opdiff.graph.gc_pause import gc_paused
-    from opdiff.graph.om_reader import read_om
-    from opdiff.graph.read import GraphKind, detect_graph_kind
+    from opdiff.graph import GraphFormatError, write_atc_json
 
     console = Console()
     try:
-        kind = detect_graph_kind(args.model)
-        om = None
-        if kind is GraphKind.OM:
-            with gc_paused():
-                om = read_om(args.model)
-                fusion_map = om.fusion_map
-        else:
-            fusion_map = read_graph(args.model)
+        kind, fusion_map, om = _load(args.model)
         # The map lives until exit and holds no cycles: keep the collector from rescanning it.
         gc.freeze()
         if args.json:
             write_atc_json(fusion_map, args.json)
-    except GraphFormatError as error:
-        Console(stderr=True).print(f"[bold red]opdiff graph: error:[/] {error}", markup=True, highlight=False, soft_wrap=True)
-        return 2
-    except OSError as error:
-        Console(stderr=True).print(f"[bold red]opdiff graph: error:[/] {args.json}: {error.strerror or error}", highlight=False, soft_wrap=True)
+    except (GraphFormatError, OSError) as error:
+        problem = str(error) if isinstance(error, GraphFormatError) else f"{args.json}: {error.strerror or error}"
+        Console(stderr=True).print(Text.assemble(("opdiff graph: error: ", "bold red"), problem), soft_wrap=True)
         return 2
     _print_summary(console, fusion_map, args.limit, kind, om)
     if args.json:
-        console.print(f"atc JSON written to [bold]{args.json}[/]", highlight=False)
+        console.print(Text.assemble("atc JSON written to ", (args.json, "bold")))
     return 0
 
 
+def _load(path: str) -> "Tuple[GraphKind, FusionMap, Optional[OmModel]]":
+    """The file's kind, its FusionMap and, for an .om, the decoded file (for the header rows)."""
+    from opdiff.graph import read_graph
+    from opdiff.graph.gc_pause import gc_paused
+    from opdiff.graph.om_reader import read_om
+    from opdiff.graph.read import GraphKind, detect_graph_kind
+
+    kind = detect_graph_kind(path)
+    if kind is not GraphKind.OM:
+        return kind, read_graph(path), None
+    with gc_paused():
+        om = read_om(path)
+        return kind, om.fusion_map, om
+
+
 def _print_summary(console: "Console", fusion_map: "FusionMap", limit: int, kind: "GraphKind", om: "Optional[OmModel]") -> None:
+    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     fused = [group for group in fusion_map.groups if len(group.op_names) > 1 or len(group.original_names) > 1]
-    overview = Table(title=f"model {fusion_map.name or '(unnamed)'}", show_header=False)
-    overview.add_row("source", fusion_map.source)
+    overview = Table(title=escape(f"model {fusion_map.name or '(unnamed)'}"), show_header=False)
+    overview.add_row("source", escape(fusion_map.source))
     overview.add_row("kind", kind.value)
     if om is not None:
         _add_om_rows(overview, om)
@@ -91,14 +97,16 @@ def _print_summary(console: "Console", fusion_map: "FusionMap", limit: int, kind
     by_type.add_column("type")
     by_type.add_column("ops", justify="right")
     for type_, count in _limited(Counter(op.type for op in fusion_map.ops).most_common(), limit):
-        by_type.add_row(type_, str(count))
+        by_type.add_row(escape(type_), str(count))
     console.print(by_type)
 
     fused_table = Table(title=f"fused ops ({len(fused)})")
     for column in ("index", "relation", "NPU ops", "original ops"):
         fused_table.add_column(column)
     for group in _limited(fused, limit):
-        fused_table.add_row(str(group.index), group.relation.value, "\n".join(group.op_names), ", ".join(group.original_names) or "*")
+        fused_table.add_row(
+            str(group.index), group.relation.value, escape("\n".join(group.op_names)), escape(", ".join(group.original_names)) or "*"
+        )
     console.print(fused_table)
 
     io_table = Table(title="inputs and outputs")
@@ -108,23 +116,25 @@ def _print_summary(console: "Console", fusion_map: "FusionMap", limit: int, kind
     io_table.add_column("origin shape")
     for op in fusion_map.data_ops:
         desc = op.output_descs[0] if op.output_descs else None
-        io_table.add_row("input", op.name, desc.dtype if desc else "", _shape(desc.origin_shape if desc else None))
+        io_table.add_row("input", escape(op.name), desc.dtype if desc else "", _shape(desc.origin_shape if desc else None))
     for ref in fusion_map.output_refs:
         producer = fusion_map.producer(ref)
         desc = producer.output_descs[ref.index] if producer and ref.index < len(producer.output_descs) else None
-        io_table.add_row("output", str(ref), desc.dtype if desc else "", _shape(desc.origin_shape if desc else None))
+        io_table.add_row("output", escape(str(ref)), desc.dtype if desc else "", _shape(desc.origin_shape if desc else None))
     console.print(io_table)
     for warning in fusion_map.warnings:
-        console.print(f"[yellow]note:[/] {warning}", highlight=False)
+        console.print(Text.assemble(("note: ", "yellow"), warning))
 
 
 def _add_om_rows(overview: "Table", om: "OmModel") -> None:
+    from rich.markup import escape
+
     from opdiff.graph.om_header import ModelType
 
     header = om.header
     model_type = ModelType(header.modeltype).name if header.modeltype in ModelType._value2member_map_ else str(header.modeltype)
     overview.add_row("model type", f"{model_type}, {'wide' if header.wide_table else 'tiny (legacy)'} partition tables")
-    overview.add_row("platform version", header.platform_version or "-")
+    overview.add_row("platform version", escape(header.platform_version) or "-")
     parts = "; ".join(
         f"{sub.index}: " + ", ".join(p.type.name for p in sub.partitions) for sub in om.submodels
     )
