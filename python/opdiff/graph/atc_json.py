@@ -19,11 +19,12 @@ def read_atc_json(path: PathLike) -> FusionMap:
 
     >>> import json, tempfile, os
     >>> doc = {"graph": [{"name": "g", "op": [{"name": "x", "type": "Data"}]}]}
-    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-    ...     json.dump(doc, f)
-    >>> read_atc_json(f.name).groups[0].relation.value
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "rule.json")
+    ...     with open(path, "w") as f:
+    ...         json.dump(doc, f)
+    ...     read_atc_json(path).groups[0].relation.value
     'OneToOne'
-    >>> os.unlink(f.name)
     """
     source = os.fspath(path)
     try:

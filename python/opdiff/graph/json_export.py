@@ -43,7 +43,8 @@ def write_atc_json(source: Any, path: PathLike) -> Path:
     >>> from opdiff.graph.provenance import make_op
     >>> from opdiff.graph.read import read_graph
     >>> fm = build_fusion_map("m", [("g", [make_op("x", "Data")])])
-    >>> read_graph(write_atc_json(fm, os.path.join(tempfile.mkdtemp(), "m.json"))) == fm
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     read_graph(write_atc_json(fm, os.path.join(folder, "m.json"))) == fm
     True
     """
     target = Path(path)

@@ -67,9 +67,9 @@ def read_om(path: PathLike) -> OmModel:
 
     >>> import tempfile, os
     >>> from opdiff.testing.om_writer import write_om, simple_model_def
-    >>> target = os.path.join(tempfile.mkdtemp(), "m.om")
-    >>> _ = write_om(target, [[(0, simple_model_def().SerializeToString())]])
-    >>> read_om(target).fusion_map.ops[0].name
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = write_om(os.path.join(folder, "m.om"), [[(0, simple_model_def().SerializeToString())]])
+    ...     read_om(target).fusion_map.ops[0].name
     'x'
     """
     source = os.fspath(path)

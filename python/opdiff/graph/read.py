@@ -30,10 +30,11 @@ def detect_graph_kind(path: PathLike) -> GraphKind:
     """The kind of the model file at `path`, from its content (the extension is ignored).
 
     >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "model.om")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write('  {"graph": []}')
-    >>> detect_graph_kind(path).name
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "model.om")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write('  {"graph": []}')
+    ...     detect_graph_kind(path).name
     'ATC_JSON'
     """
     source = os.fspath(path)
@@ -60,8 +61,9 @@ def read_graph(path: PathLike) -> FusionMap:
 
     >>> import os, tempfile
     >>> from opdiff.testing.om_writer import MODEL_DEF, simple_model_def, write_om
-    >>> path = write_om(os.path.join(tempfile.mkdtemp(), "model.bin"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
-    >>> read_graph(path).group_of("conv1/Conv2D_relu_fused").original_names
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_om(os.path.join(folder, "model.bin"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
+    ...     read_graph(path).group_of("conv1/Conv2D_relu_fused").original_names
     ('conv1/Conv2D', 'conv1/Relu')
     """
     source = os.fspath(path)

@@ -4,8 +4,9 @@ Written independently of the reader: fields are placed at their documented offse
 
 >>> import os, tempfile
 >>> from opdiff.graph.om_reader import read_om
->>> path = write_om(os.path.join(tempfile.mkdtemp(), "m.om"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
->>> read_om(path).fusion_map.groups[1].relation.value
+>>> with tempfile.TemporaryDirectory() as folder:
+...     path = write_om(os.path.join(folder, "m.om"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
+...     read_om(path).fusion_map.groups[1].relation.value
 'MultiToOne'
 """
 
