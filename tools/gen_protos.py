@@ -1,48 +1,69 @@
-"""Regenerate the committed protobuf modules from their .proto sources.
+"""Regenerate every project `*_pb2.py` from its `.proto` (needs `pip install grpcio-tools`).
 
-Run from anywhere: ``python tools/gen_protos.py`` (needs ``pip install grpcio-tools``).
-``--check`` regenerates into a temporary folder and exits 1 when a committed file differs.
+    python tools/gen_protos.py            # in place
+    python tools/gen_protos.py --out DIR  # into DIR/<same relative path>, for checking currency
+    python tools/gen_protos.py --check    # exit 1 when a committed file differs from a fresh one
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
-# (folder holding the .proto, .proto file name); the _pb2.py goes next to the package, one level up.
-PROTOS = ((ROOT / "python" / "opdiff" / "dumps" / "proto", "dump_data.proto"),)
+# Protos are compiled relative to python/, so each registers as "opdiff/..." in the descriptor pool
+# and cannot clash with another copy of the same schema loaded by a different package.
+IMPORT_ROOT = Path("python")
+# (the .proto, the folder its *_pb2.py lives in), relative to the project root.
+PROTOS: Tuple[Tuple[Path, Path], ...] = (
+    (Path("python/opdiff/dumps/proto/dump_data.proto"), Path("python/opdiff/dumps")),
+    (Path("python/opdiff/graph/proto/ge_ir.proto"), Path("python/opdiff/graph/proto")),
+)
 
 
-def generate(proto_dir: Path, name: str, out_dir: Path) -> Path:
-    """Run protoc on one file; returns the generated module path."""
+def project_protos() -> List[Tuple[Path, Path]]:
+    """Every (.proto, output folder) pair, relative to the project root."""
+    return list(PROTOS)
+
+
+def generate(proto: Path, out_dir: Path, root: Path = ROOT) -> Path:
+    """Compile `proto` (relative to `root`) into `out_dir`; returns the written *_pb2.py."""
     from grpc_tools import protoc
 
-    code = protoc.main(["grpc_tools.protoc", f"-I{proto_dir}", f"--python_out={out_dir}", str(proto_dir / name)])
-    if code != 0:
-        raise RuntimeError(f"protoc failed on {proto_dir / name} (exit {code})")
-    return out_dir / name.replace(".proto", "_pb2.py")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{proto.stem}_pb2.py"
+    # protoc writes in place; write into a scratch folder first so a failure leaves no half file.
+    with tempfile.TemporaryDirectory(dir=out_dir) as scratch:
+        relative = proto.relative_to(IMPORT_ROOT)
+        args = ["protoc", f"-I{root / IMPORT_ROOT}", f"--python_out={scratch}", str(relative)]
+        if protoc.main(args) != 0:
+            raise RuntimeError(f"protoc failed on {proto}")
+        os.replace(Path(scratch) / relative.parent / target.name, target)
+    return target
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="write under this folder instead of in place")
     parser.add_argument("--check", action="store_true", help="only report whether the committed files are current")
     args = parser.parse_args(argv)
     stale = []
-    for proto_dir, name in PROTOS:
-        committed = proto_dir.parent / name.replace(".proto", "_pb2.py")
-        with tempfile.TemporaryDirectory() as tmp:
-            fresh = generate(proto_dir, name, Path(tmp)).read_bytes()
+    for proto, folder in project_protos():
         if args.check:
+            with tempfile.TemporaryDirectory() as tmp:
+                fresh = generate(proto, Path(tmp)).read_bytes()
+            committed = ROOT / folder / f"{proto.stem}_pb2.py"
             if not committed.exists() or committed.read_bytes() != fresh:
                 stale.append(committed)
         else:
-            committed.write_bytes(fresh)
-            print(f"wrote {committed.relative_to(ROOT)}")
+            out_dir = (args.out / folder) if args.out else ROOT / folder
+            print(f"wrote {generate(proto, out_dir)}")
     for path in stale:
-        print(f"stale: {path.relative_to(ROOT)}", file=sys.stderr)
+        print(f"stale: {path.relative_to(ROOT)} (run tools/gen_protos.py)", file=sys.stderr)
     return 1 if stale else 0
 
 

@@ -8,6 +8,7 @@
 from opdiff._dtypes import CORE_DTYPES, RawTensor
 from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
 from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
+from opdiff.graph import read_graph
 
 __version__ = "0.1.0"
 
@@ -22,6 +23,7 @@ __all__ = [
     "SideStats",
     "metrics",
     "read_dump",
+    "read_graph",
     "simd_info",
     "write_dump",
     "__version__",

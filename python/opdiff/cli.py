@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "opdiff.commands.simd",
     "opdiff.commands.convert",
     "opdiff.commands.info",
+    "opdiff.commands.graph",
 )
 
 

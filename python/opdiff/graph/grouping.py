@@ -1,0 +1,132 @@
+"""Grouping NPU ops into fusion groups and naming their relation (msaccucmp-behaviour.md §3.3)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from typing import Dict, Iterable, List, Sequence, Tuple
+
+from opdiff.graph.fusion_map import FusionGroup, FusionMap, Op, OutputDesc, Relation
+
+
+def group_key(op: Op) -> str:
+    """The "fusion op name" of `op`: L1 sub-graph no., else its one original name, else a uuid3.
+
+    >>> group_key(Op("conv_relu", "Conv2D", original_names=("conv", "relu")))
+    '5cada017-ba1c-31bd-bf5b-f88d1fc95fa6'
+    """
+    if op.l1_fusion_sub_graph_no:
+        return op.l1_fusion_sub_graph_no
+    names = op.original_names
+    if len(names) == 1:
+        return names[0] or op.name
+    if len(names) >= 2:
+        return str(uuid.uuid3(uuid.NAMESPACE_DNS, "".join(names)))
+    return op.name
+
+
+def relation_of(members: Sequence[Op]) -> Relation:
+    """The relation of a group, decided by its size and its first op.
+
+    >>> relation_of([Op("a", "Add", original_names=("a", "b"))]).value
+    'MultiToOne'
+    """
+    first = members[0]
+    if len(members) == 1:
+        return Relation.ONE_TO_ONE if len(first.original_names) == 1 else Relation.MULTI_TO_ONE
+    if first.l1_fusion_sub_graph_no:
+        return Relation.L1_FUSION
+    if len(first.original_names) == 1:
+        return Relation.ONE_TO_MULTI
+    return Relation.MULTI_TO_MULTI
+
+
+def build_fusion_map(
+    name: str,
+    graphs: Iterable[Tuple[str, Sequence[Op]]],
+    *,
+    warnings: Sequence[str] = (),
+    source: str = "",
+) -> FusionMap:
+    """Group the ops of `graphs` (in order) into a FusionMap.
+
+    After each graph, an op alone in its group whose key is its one original name gets its empty
+    output origin names filled with that name (msaccucmp's "rename node").
+
+    >>> fm = build_fusion_map("m", [("g", [Op("c1", "Conv2D", original_names=("conv", "relu"))])])
+    >>> fm.groups[0].relation.value, fm.groups[0].index
+    ('MultiToOne', 0)
+    """
+    ops: List[Op] = []
+    graph_names: List[str] = []
+    members: Dict[str, List[int]] = {}  # insertion order = order of first appearance = Index
+    for graph_name, graph_ops in graphs:
+        graph_names.append(graph_name)
+        first = len(ops)
+        ops.extend(op if op.graph == graph_name else replace(op, graph=graph_name) for op in graph_ops)
+        touched = [_add_member(members, group_key(ops[i]), i) for i in range(first, len(ops))]
+        # Groups only grow, so only groups this graph touched can be newly lone.
+        _fill_rename_nodes(ops, members, touched)
+    groups = tuple(_make_group(key, index, [ops[i] for i in positions]) for index, (key, positions) in enumerate(members.items()))
+    return FusionMap(name, tuple(graph_names), tuple(ops), groups, tuple(warnings) + _duplicate_notes(ops), source)
+
+
+def _duplicate_notes(ops: Sequence[Op]) -> Tuple[str, ...]:
+    seen: Dict[str, None] = {}
+    duplicates = [op.name for op in ops if op.name in seen or seen.setdefault(op.name, None)]
+    if not duplicates:
+        return ()
+    shown = ", ".join(repr(name) for name in dict.fromkeys(duplicates).keys() if name)[:200]
+    return (f"{len(duplicates)} ops share a name with an earlier op (lookups by name give the first): {shown}",)
+
+
+def regroup(fusion_map: FusionMap, ops: Sequence[Op], warnings: Sequence[str] = ()) -> FusionMap:
+    """A FusionMap of `ops` (same graphs and name as `fusion_map`), grouped afresh."""
+    by_graph: Dict[str, List[Op]] = {graph: [] for graph in fusion_map.graphs}
+    for op in ops:
+        by_graph.setdefault(op.graph, []).append(op)
+    return build_fusion_map(
+        fusion_map.name,
+        list(by_graph.items()),
+        warnings=tuple(fusion_map.warnings) + tuple(warnings),
+        source=fusion_map.source,
+    )
+
+
+def _add_member(members: Dict[str, List[int]], key: str, position: int) -> str:
+    positions = members.get(key)
+    if positions is None:
+        members[key] = [position]
+    else:
+        positions.append(position)
+    return key
+
+
+def _fill_rename_nodes(ops: List[Op], members: Dict[str, List[int]], keys: Iterable[str]) -> None:
+    for key in keys:
+        positions = members[key]
+        if len(positions) != 1:
+            continue
+        op = ops[positions[0]]
+        names = op.original_names
+        if len(names) == 1 and names[0] == key:
+            if not all(desc.origin_name for desc in op.output_descs):
+                ops[positions[0]] = replace(op, output_descs=tuple(_named(desc, key) for desc in op.output_descs))
+
+
+def _named(desc: OutputDesc, name: str) -> OutputDesc:
+    return desc if desc.origin_name else replace(desc, origin_name=name)
+
+
+def _make_group(key: str, index: int, members: Sequence[Op]) -> FusionGroup:
+    if len(members) == 1:
+        only = members[0]
+        names = only.original_names
+        distinct_names = names if len(names) == 1 else tuple(dict.fromkeys(names))
+        relation = Relation.ONE_TO_ONE if len(names) == 1 else Relation.MULTI_TO_ONE
+        return FusionGroup(key, index, (only.name,), relation, distinct_names)
+    distinct: Dict[str, None] = {}
+    for op in members:
+        for original in op.original_names:
+            distinct.setdefault(original, None)
+    return FusionGroup(key, index, tuple(op.name for op in members), relation_of(members), tuple(distinct))

@@ -1,0 +1,76 @@
+"""`read_graph`: one entry point for .om files, OM2 packages and atc JSON, told apart by content."""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+from typing import Union
+
+from opdiff.graph.atc_json import read_atc_json
+from opdiff.graph.errors import GraphFormatError
+from opdiff.graph.fusion_map import FusionMap
+from opdiff.graph.gc_pause import gc_paused
+from opdiff.graph.om2_package import ZIP_MAGIC, read_om2
+from opdiff.graph.om_reader import read_om_fusion_map
+
+PathLike = Union[str, "os.PathLike[str]"]
+_OM_MAGIC = b"IMOD"
+_JSON_STARTS = (b"{", b"\xef\xbb\xbf{")  # an atc JSON is one object, maybe after a UTF-8 BOM
+
+
+class GraphKind(Enum):
+    """What a model file holds, by its first bytes."""
+
+    OM = ".om offline model"
+    OM2 = "OM2 package"
+    ATC_JSON = "atc --mode=1 JSON"
+
+
+def detect_graph_kind(path: PathLike) -> GraphKind:
+    """The kind of the model file at `path`, from its content (the extension is ignored).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "model.om")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write('  {"graph": []}')
+    ...     detect_graph_kind(path).name
+    'ATC_JSON'
+    """
+    source = os.fspath(path)
+    try:
+        with open(source, "rb") as handle:
+            head = handle.read(64)
+    except OSError as error:
+        raise GraphFormatError(source, f"cannot open: {error.strerror or error}") from None
+    if head.startswith(_OM_MAGIC):
+        return GraphKind.OM
+    if head.startswith(ZIP_MAGIC):
+        return GraphKind.OM2
+    if head.lstrip().startswith(_JSON_STARTS):
+        return GraphKind.ATC_JSON
+    if not head:
+        raise GraphFormatError(source, "empty file")
+    raise GraphFormatError(source, "neither an .om model (magic 'IMOD'), an OM2 package (zip) nor atc JSON")
+
+
+def read_graph(path: PathLike) -> FusionMap:
+    """The FusionMap of an offline model: .om, OM2 package or `atc --mode=1` JSON.
+
+    The kind is decided by the file's first bytes, so a misnamed file still reads.
+
+    >>> import os, tempfile
+    >>> from opdiff.testing.om_writer import MODEL_DEF, simple_model_def, write_om
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_om(os.path.join(folder, "model.bin"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
+    ...     read_graph(path).group_of("conv1/Conv2D_relu_fused").original_names
+    ('conv1/Conv2D', 'conv1/Relu')
+    """
+    source = os.fspath(path)
+    kind = detect_graph_kind(source)
+    with gc_paused():
+        if kind is GraphKind.OM:
+            return read_om_fusion_map(source)
+        if kind is GraphKind.OM2:
+            return read_om2(source)
+        return read_atc_json(source)

@@ -1,0 +1,134 @@
+"""Building ge.proto.ModelDef messages for tests: ops with fusion provenance, or a whole FusionMap."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence, Tuple
+
+from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
+from opdiff.graph.proto import ge_ir_pb2 as ge
+
+_LIST_STRING = ge.AttrDef.ListValue.VT_LIST_STRING
+_LIST_INT = ge.AttrDef.ListValue.VT_LIST_INT
+
+
+def dtype_number(name: str) -> int:
+    """The ge.proto.DataType number of `name` ("" is DT_UNDEFINED; "DT_<n>" is n).
+
+    >>> dtype_number("DT_FLOAT16"), dtype_number(""), dtype_number("DT_99")
+    (2, 0, 99)
+    """
+    if not name:
+        return 0
+    if name in ge.DataType.keys():
+        return ge.DataType.Value(name)
+    return int(name[3:])
+
+
+def output_desc(
+    origin_name: Optional[str] = None,
+    origin_output_index: Optional[int] = None,
+    *,
+    origin_format: Optional[str] = None,
+    ge_origin_format: Optional[str] = None,
+    origin_shape: Optional[Sequence[int]] = None,
+    dtype: str = "DT_FLOAT16",
+    layout: str = "NC1HWC0",
+) -> ge.TensorDescriptor:
+    """A TensorDescriptor carrying the given provenance attributes (None = attribute absent)."""
+    desc = ge.TensorDescriptor(dtype=dtype_number(dtype), layout=layout)
+    if origin_name is not None:
+        desc.attr["_datadump_origin_name"].s = origin_name.encode()
+    if origin_output_index is not None:
+        desc.attr["_datadump_origin_output_index"].i = origin_output_index
+    if origin_format is not None:
+        desc.attr["_datadump_origin_format"].s = origin_format.encode()
+    if ge_origin_format is not None:
+        desc.attr["origin_format"].s = ge_origin_format.encode()
+    if origin_shape is not None:
+        shape = desc.attr["origin_shape"].list
+        shape.val_type = _LIST_INT
+        shape.i.extend(origin_shape)
+    return desc
+
+
+def op_def(
+    name: str,
+    type_: str,
+    *,
+    inputs: Iterable[str] = (),
+    original_names: Optional[Sequence[str]] = None,
+    output_descs: Iterable[ge.TensorDescriptor] = (),
+    id_: int = 0,
+    l1_fusion_sub_graph_no: Optional[str] = None,
+    is_multiop: Optional[bool] = None,
+    extra_attrs: Iterable[Tuple[str, str]] = (),
+) -> ge.OpDef:
+    """An OpDef with fusion provenance attributes (None = attribute absent) and string extras."""
+    op = ge.OpDef(name=name, type=type_, id=id_, input=list(inputs))
+    if original_names is not None:
+        names = op.attr["_datadump_original_op_names"].list
+        names.val_type = _LIST_STRING
+        names.s.extend(n.encode() for n in original_names)
+    if l1_fusion_sub_graph_no is not None:
+        op.attr["_L1_fusion_sub_graph_no"].s = l1_fusion_sub_graph_no.encode()
+    if is_multiop is not None:
+        op.attr["_datadump_is_multiop"].b = is_multiop
+    for key, value in extra_attrs:
+        op.attr[key].s = value.encode()
+    op.output_desc.extend(output_descs)
+    return op
+
+
+def model_def(name: str, graphs: Iterable[Tuple[str, Iterable[ge.OpDef]]]) -> ge.ModelDef:
+    """A ModelDef holding `graphs` (name, ops) in order."""
+    model = ge.ModelDef(name=name, version=2, custom_version="1.11.z.0")
+    for graph_name, ops in graphs:
+        graph = model.graph.add(name=graph_name)
+        graph.op.extend(ops)
+    return model
+
+
+def simple_model_def() -> ge.ModelDef:
+    """The minimal example of msaccucmp-behaviour.md §3.7: an input and a Conv2D+Relu fused op."""
+    x = op_def(
+        "x", "Data", original_names=["x"],
+        output_descs=[output_desc("x", 0, origin_format="NCHW", origin_shape=[1, 3, 8, 8])],
+    )
+    conv = op_def(
+        "conv1/Conv2D_relu_fused", "Conv2D", id_=1, inputs=["x:0", "x:-1"],
+        original_names=["conv1/Conv2D", "conv1/Relu"],
+        output_descs=[output_desc("conv1/Relu", 0, origin_format="NCHW", origin_shape=[1, 16, 8, 8])],
+    )
+    return model_def("ge_default", [("ge_default_1", [x, conv])])
+
+
+def model_def_from_fusion_map(fusion_map: FusionMap) -> ge.ModelDef:
+    """A ModelDef whose FusionMap equals `fusion_map` (ops written with their resolved provenance)."""
+    by_graph = {graph: [] for graph in fusion_map.graphs}
+    for op in fusion_map.ops:
+        by_graph.setdefault(op.graph, []).append(_op_def_of(op))
+    return model_def(fusion_map.name, by_graph.items())
+
+
+def _op_def_of(op: Op) -> ge.OpDef:
+    # The synthetic desc of an op without names attribute or descs: write neither, as it came.
+    synthetic = op.output_descs == (OutputDesc(op.name, None),) and op.original_names == (op.name,)
+    return op_def(
+        op.name,
+        op.type,
+        inputs=[str(ref) for ref in op.inputs],
+        original_names=None if synthetic else list(op.original_names),
+        id_=op.id,
+        l1_fusion_sub_graph_no=op.l1_fusion_sub_graph_no or None,
+        is_multiop=op.is_multiop or None,
+        output_descs=[
+            output_desc(
+                d.origin_name or None,
+                d.origin_output_index,
+                origin_format=d.origin_format or None,
+                origin_shape=d.origin_shape,
+                dtype=d.dtype,
+            )
+            for d in (() if synthetic else op.output_descs)
+        ],
+    )
