@@ -3,9 +3,6 @@ the C++ enum tables agree with dump_data.proto."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
