@@ -11,14 +11,17 @@ using namespace kernels;
 
 // Loaders: 8 consecutive elements at element index i, widened to float32.
 struct LoadF32 {
+  static constexpr size_t kBytes = 4;
   static __m256 load8(const std::byte* p, size_t i) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p) + i); }
 };
 struct LoadF16 {
+  static constexpr size_t kBytes = 2;
   static __m256 load8(const std::byte* p, size_t i) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i)));
   }
 };
 struct LoadBF16 {  // bfloat16 is the top half of a float32: widening is a shift
+  static constexpr size_t kBytes = 2;
   static __m256 load8(const std::byte* p, size_t i) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i));
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
@@ -125,6 +128,8 @@ RawBlock block_sums(const std::byte* xp, const std::byte* yp, size_t n, const Pa
     const size_t end = std::min(n, group + kGroup);
     for (size_t i = group; i < end; i += 8) {
       const __m256 x = LX::load8(xp, i), y = LY::load8(yp, i);
+      prefetch_ahead(xp, i, LX::kBytes);
+      prefetch_ahead(yp, i, LY::kBytes);
 
       const __m256d xl = low_pd(x), xh = high_pd(x);
       const __m256d yl = low_pd(y), yh = high_pd(y);
@@ -221,6 +226,8 @@ RawBlock block_sums_f64(const double* xp, const double* yp, size_t n, const Pair
   uint64_t close = 0;
   for (size_t i = 0; i < n; i += 4) {
     const __m256d x = _mm256_loadu_pd(xp + i), y = _mm256_loadu_pd(yp + i);
+    prefetch_ahead(xp, i, sizeof(double));
+    prefetch_ahead(yp, i, sizeof(double));
     s1x = _mm256_add_pd(s1x, x);
     s1y = _mm256_add_pd(s1y, y);
     s2x = _mm256_fmadd_pd(x, x, s2x);
@@ -353,6 +360,8 @@ void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams
   __m256d sum_a = _mm256_setzero_pd(), sum_b = sum_a, sum_c = sum_a;
   for (size_t i = 0; i < n; i += 8) {
     const __m256 xs = LX::load8(xp, i), ys = LY::load8(yp, i);
+    prefetch_ahead(xp, i, LX::kBytes);
+    prefetch_ahead(yp, i, LY::kBytes);
     for (int half = 0; half < 2; ++half) {
       const __m256d xv = half ? high_pd(xs) : low_pd(xs), yv = half ? high_pd(ys) : low_pd(ys);
       const __m256d a = _mm256_max_pd(_mm256_fmsub_pd(xv, scale_x, offset_x), floor);

@@ -15,6 +15,7 @@ inline __m512d low_half_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_p
 inline __m512d high_half_pd(__m512 v) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)); }
 
 struct LoadF32 {
+  static constexpr size_t kBytes = 4;
   static __m512 load16(const std::byte* p, size_t i) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p) + i); }
   // Converting straight from memory spares the shuffle port an extract.
   static __m512d low_pd(const std::byte* p, size_t i, __m512) {
@@ -26,6 +27,7 @@ struct LoadF32 {
   static __m256 load8(const std::byte* p, size_t i) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p) + i); }
 };
 struct LoadF16 {
+  static constexpr size_t kBytes = 2;
   static __m512 load16(const std::byte* p, size_t i) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i)));
   }
@@ -38,6 +40,7 @@ struct LoadF16 {
 // bfloat16 is the top half of a float32: widening is a shift. (AVX-512 BF16 adds no faster
 // widening, and its dot product accumulates in float32, which our double accumulation rules out.)
 struct LoadBF16 {
+  static constexpr size_t kBytes = 2;
   static __m512 load16(const std::byte* p, size_t i) {
     const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * i));
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
@@ -129,6 +132,8 @@ RawBlock block_sums(const std::byte* xp, const std::byte* yp, size_t n, const Pa
     const size_t end = std::min(n, group + kGroup);
     for (size_t i = group; i < end; i += 16) {
       const __m512 x = LX::load16(xp, i), y = LY::load16(yp, i);
+      prefetch_ahead(xp, i, LX::kBytes);
+      prefetch_ahead(yp, i, LY::kBytes);
 
       const __m512d xl = LX::low_pd(xp, i, x), xh = LX::high_pd(xp, i, x);
       const __m512d yl = LY::low_pd(yp, i, y), yh = LY::high_pd(yp, i, y);
@@ -218,6 +223,8 @@ RawBlock block_sums_f64(const double* xp, const double* yp, size_t n, const Pair
   const __m512i one = _mm512_set1_epi64(1);
   for (size_t i = 0; i < n; i += 8) {
     const __m512d x = _mm512_loadu_pd(xp + i), y = _mm512_loadu_pd(yp + i);
+    prefetch_ahead(xp, i, sizeof(double));
+    prefetch_ahead(yp, i, sizeof(double));
     s1x = _mm512_add_pd(s1x, x);
     s1y = _mm512_add_pd(s1y, y);
     s2x = _mm512_fmadd_pd(x, x, s2x);
@@ -357,6 +364,8 @@ void kl_block(const std::byte* xp, const std::byte* yp, size_t n, const KlParams
   __m512d sum_a = _mm512_setzero_pd(), sum_b = sum_a, sum_c = sum_a;
   for (size_t i = 0; i < n; i += 8) {
     const __m512d xv = _mm512_cvtps_pd(LX::load8(xp, i)), yv = _mm512_cvtps_pd(LY::load8(yp, i));
+    prefetch_ahead(xp, i, LX::kBytes);
+    prefetch_ahead(yp, i, LY::kBytes);
     const __m512d a = _mm512_max_pd(_mm512_fmsub_pd(xv, scale_x, offset_x), floor);
     const __m512d b = _mm512_max_pd(_mm512_fmsub_pd(yv, scale_y, offset_y), floor);
     sum_a = _mm512_add_pd(sum_a, a);

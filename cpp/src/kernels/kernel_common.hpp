@@ -25,6 +25,14 @@ namespace opdiff::kernels {
 
 inline constexpr float kRelativeEpsF32 = 2.220446049250313e-16f;  // 2^-52, exact in float32
 
+// Streams from DRAM stall the metric loops (the hardware prefetcher alone left ~20% on the table
+// for 16M-element pairs): hint the line kPrefetchElements ahead of element i.
+inline constexpr size_t kPrefetchElements = 1024;
+template <typename T>
+inline void prefetch_ahead(const T* base, size_t i, size_t element_bytes) {
+  __builtin_prefetch(reinterpret_cast<const char*>(base) + (i + kPrefetchElements) * element_bytes);
+}
+
 // Reduced sums of one SIMD block, before they become BlockSums.
 struct RawBlock {
   size_t count = 0;
