@@ -9,6 +9,7 @@ from opdiff._dtypes import CORE_DTYPES, RawTensor
 from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
 from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
 from opdiff.graph import read_graph
+from opdiff.comparison import Report, compare
 
 __version__ = "0.1.0"
 
@@ -20,7 +21,9 @@ __all__ = [
     "Metrics",
     "Note",
     "RawTensor",
+    "Report",
     "SideStats",
+    "compare",
     "metrics",
     "read_dump",
     "read_graph",

@@ -10,6 +10,7 @@ from typing import List, Optional
 # Each module defines `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
 # Modules are imported lazily per invocation so start-up stays fast.
 COMMAND_MODULES = (
+    "opdiff.commands.compare",
     "opdiff.commands.demo",
     "opdiff.commands.simd",
     "opdiff.commands.convert",

@@ -1,0 +1,108 @@
+"""`opdiff compare`: compare two dump folders op by op (the reference tool's flags are accepted)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare an NPU dump folder with golden .npy files or another NPU dump folder",
+        description="Compare the tensors of two runs op by op and write result_<timestamp>.csv.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("-m", "--my-dump-path", required=True, type=Path, help="NPU dump folder (any level of the device layout)")
+    parser.add_argument("-g", "--golden-dump-path", required=True, type=Path, help="golden .npy folder or NPU dump folder")
+    parser.add_argument("-f", "--fusion-rule-file", type=Path, help="the NPU model: .om file or its atc --mode=1 JSON")
+    parser.add_argument("-cf", "--close-fusion-rule-file", type=Path, help="the fusion-off model (.om or JSON), with -f")
+    parser.add_argument("-q", "--quant-fusion-rule-file", type=Path, help="the quantization fusion rule (.om or JSON), with -f")
+    parser.add_argument("-out", "--output", type=Path, default=Path("."), help="folder for the result file (default: here)")
+    parser.add_argument("-alg", "--algorithm", nargs="+", metavar="ALG",
+                        help="algorithms by index or name: '-alg 0 1 4' or '-alg 0,MaxAbsoluteError' (default: all)")
+    selection = parser.add_mutually_exclusive_group()
+    selection.add_argument("-r", "--range", help="START,END,STEP over fusion-rule ids (1-based; END=-1 means the last)")
+    selection.add_argument("-s", "--select", help="comma-separated fusion-rule ids")
+    parser.add_argument("-overflow_detection", "--overflow-detection", action="store_true",
+                        help="add the OverFlow column (fp16 |x| >= 65504 or Inf on my side)")
+    parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
+    parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
+    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                        help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show a progress bar (default: when the output is a terminal)")
+    parser.set_defaults(run=run)
+
+
+def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
+    from opdiff._metrics import _resolve_algorithms
+
+    if not tokens:
+        return list(_resolve_algorithms(None))
+    items = [part.strip() for token in tokens for part in token.split(",") if part.strip()]
+    return list(_resolve_algorithms(items))
+
+
+def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: int) -> Optional[List[int]]:
+    """Fusion-rule ids selected by -r START,END,STEP or -s I1,I2,... (None: all)."""
+    if select_text:
+        return [int(part) for part in select_text.split(",") if part.strip()]
+    if range_text:
+        parts = [int(part) for part in range_text.split(",")]
+        if len(parts) != 3 or parts[0] < 1 or parts[2] < 1:
+            raise ValueError(f"-r wants START,END,STEP with START >= 1 and STEP >= 1, got {range_text!r}")
+        start, end, step = parts
+        end = last_id if end == -1 else end
+        return [i for i in range(start, end + 1) if (i - start) % step == 0 or i == end]
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from opdiff.comparison import DEFAULT_THRESHOLDS, Threshold, compare, result_file_name
+    from opdiff.graph import GraphFormatError, read_graph
+    from opdiff.report.console import print_report
+
+    errors = Console(stderr=True)
+    try:
+        algorithms = parse_algorithms(args.algorithm)
+        thresholds = [Threshold.parse(text) for text in args.fail_under]
+        if args.close_fusion_rule_file and not args.fusion_rule_file:
+            raise ValueError("-cf needs -f (the fusion-on model)")
+        if (args.range or args.select) and not args.fusion_rule_file:
+            raise ValueError("-r and -s select fusion-rule ids: they need -f")
+        fusion_rule = read_graph(args.fusion_rule_file) if args.fusion_rule_file else None
+        close_rule = read_graph(args.close_fusion_rule_file) if args.close_fusion_rule_file else None
+        quant_rule = read_graph(args.quant_fusion_rule_file) if args.quant_fusion_rule_file else None
+        last_id = max((op.id for op in fusion_rule.ops), default=0) if fusion_rule else 0
+        ids = parse_ids(args.range, args.select, last_id)
+        args.output.mkdir(parents=True, exist_ok=True, mode=0o700)
+        report = compare(
+            args.my_dump_path,
+            args.golden_dump_path,
+            fusion_rule=fusion_rule,
+            close_fusion_rule=close_rule,
+            quant_fusion_rule=quant_rule,
+            algorithms=algorithms,
+            overflow_detection=args.overflow_detection,
+            ids=ids,
+            step=args.step,
+            threads=args.threads,
+            progress=sys.stdout.isatty() if args.progress is None else args.progress,
+            csv=args.output / result_file_name(),
+        )
+    except (ValueError, OSError, GraphFormatError) as error:
+        errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        return EXIT_BAD_INPUT
+    print_report(report, Console(), thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
+    if not report.complete:
+        return EXIT_INTERRUPTED
+    if thresholds and report.failing(thresholds):
+        return EXIT_THRESHOLDS
+    return EXIT_OK

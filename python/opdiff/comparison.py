@@ -1,0 +1,253 @@
+"""`opdiff.compare`: a whole network comparison from Python, and the Report it returns."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from opdiff._metrics import ALGORITHMS
+from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, find_leaves, index_folder
+from opdiff.engine import Engine, EngineOptions
+from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, read_graph
+from opdiff.match import OpPlan, Scenario, plan_by_op_name, plan_with_fusion_rule
+from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
+from opdiff.report.rows import CompareRow
+
+PathLike = Union[str, "os.PathLike[str]"]
+RuleLike = Union[PathLike, FusionMap, None]
+
+# Metrics where a larger value is better; for the others a larger value is worse.
+HIGHER_IS_BETTER = frozenset({"CosineSimilarity"})
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A pass/fail limit on one metric: CosineSimilarity fails below `value`, error metrics above."""
+
+    metric: str
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.metric not in ALGORITHMS or self.metric in ("StandardDeviation",):
+            raise ValueError(f"no threshold possible on {self.metric!r}; use one of the numeric reference metrics")
+
+    def violated_by(self, row: CompareRow) -> bool:
+        if row.metrics is None:
+            return False
+        value = row.metrics.reference_values()[self.metric]
+        assert isinstance(value, float)
+        if math.isnan(value):  # NaN data, or a cosine with one all-zero side: broken either way
+            return True
+        return value < self.value if self.metric in HIGHER_IS_BETTER else value > self.value
+
+    @classmethod
+    def parse(cls, text: str) -> "Threshold":
+        """From ``METRIC=VALUE`` (``--fail-under``)."""
+        name, _, value = text.partition("=")
+        try:
+            return cls(name.strip(), float(value))
+        except ValueError as error:
+            raise ValueError(f"bad threshold {text!r}: {error}; expected METRIC=VALUE, e.g. CosineSimilarity=0.99") from None
+
+
+DEFAULT_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.99),)
+
+
+@dataclass
+class Report:
+    """The rows of a comparison (in Index order) and what produced them.
+
+    >>> import opdiff
+    >>> isinstance(opdiff.Report.__doc__, str)
+    True
+    """
+
+    scenario: Scenario
+    my_folder: Path
+    golden_folder: Path
+    columns: CsvColumns
+    rows: List[CompareRow] = field(default_factory=list)
+    complete: bool = True
+    notes: List[str] = field(default_factory=list)
+    csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
+
+    @property
+    def compared(self) -> List[CompareRow]:
+        return [row for row in self.rows if row.compared]
+
+    def failing(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> List[CompareRow]:
+        """Rows violating any threshold, in Index (execution) order."""
+        return [row for row in self.rows if any(t.violated_by(row) for t in thresholds)]
+
+    def first_failure(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> Optional[CompareRow]:
+        failing = self.failing(thresholds)
+        return failing[0] if failing else None
+
+    def worst(self, count: int = 10) -> List[CompareRow]:
+        """The compared rows with the lowest cosine (NaN first: those are the most broken)."""
+
+        def key(row: CompareRow) -> float:
+            value = row.metrics.cosine_similarity if row.metrics else math.nan
+            return -math.inf if math.isnan(value) else value
+
+        return sorted(self.compared, key=key)[:count]
+
+    def summary(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> Dict[str, int]:
+        failing = len(self.failing(thresholds))
+        compared = len(self.compared)
+        return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
+                "not_compared": len(self.rows) - compared}
+
+    def to_csv(self, path: PathLike) -> Path:
+        """Write the reference tool's result CSV (through a temporary file)."""
+        with ReferenceCsvWriter(Path(path), self.columns) as writer:
+            for row in self.rows:
+                writer.write(row)
+        return Path(path)
+
+    def to_pandas(self):  # pragma: no cover - optional dependency
+        """The rows as a pandas DataFrame with the CSV's columns (needs pandas)."""
+        import pandas as pd
+
+        from opdiff.report.csv_writer import format_row
+
+        header = self.columns.header()
+        return pd.DataFrame([format_row(row, self.columns) for row in self.rows], columns=header)
+
+
+def _index_side(path: PathLike, step: Optional[int], with_fusion_rule: bool) -> DumpIndex:
+    root = Path(path)
+    if not root.exists():
+        raise ValueError(f"{root}: no such file or folder")
+    if not root.is_dir():
+        raise ValueError(f"{root}: a dump folder is expected here")
+    leaf = choose_leaf(root, find_leaves(root), step)
+    return index_folder(leaf.folder, with_fusion_rule=with_fusion_rule)
+
+
+def _rule(rule: RuleLike) -> Optional[FusionMap]:
+    if rule is None or isinstance(rule, FusionMap):
+        return rule
+    return read_graph(rule)
+
+
+def plan_comparison(
+    my_index: DumpIndex,
+    golden_index: DumpIndex,
+    fusion_rule: Optional[FusionMap],
+    close_fusion_rule: Optional[FusionMap],
+    quant_fusion_rule: Optional[FusionMap],
+    ids: Optional[Sequence[int]] = None,
+) -> Tuple[Scenario, List[OpPlan]]:
+    """Which scenario the inputs describe, and its plans. ValueError for combinations the reference
+    refuses (§3.4): e.g. `-cf` without `-f`, or a golden .npy folder without a fusion rule."""
+    if my_index.kind is not FileKind.NPU:
+        raise ValueError(f"{my_index.folder}: the compared (-m) side must hold NPU dump files")
+    if close_fusion_rule is not None:
+        if fusion_rule is None or golden_index.kind is not FileKind.NPU:
+            raise ValueError("-cf needs -f and NPU dumps on both sides (fusion on vs off)")
+        return Scenario.FUSION_ON_VS_OFF, plan_with_fusion_rule(
+            merge_close_fusion(fusion_rule, close_fusion_rule), my_index, golden_index, golden_is_npu=True, ids=ids
+        )
+    if golden_index.kind is FileKind.GOLDEN:
+        if fusion_rule is None:
+            raise ValueError("comparing NPU dumps with golden .npy files needs the fusion rule (-f: .om or atc JSON)")
+        if quant_fusion_rule is not None:
+            fusion_rule = merge_quant_rule(fusion_rule, quant_fusion_rule)
+        return Scenario.NPU_VS_GOLDEN, plan_with_fusion_rule(fusion_rule, my_index, golden_index, ids=ids)
+    if fusion_rule is not None:
+        raise ValueError("NPU vs NPU takes either no fusion rule or both -f and -cf")
+    if my_index.is_quant != golden_index.is_quant:
+        raise ValueError("NPU vs NPU compares quantized with quantized and float with float dumps only")
+    return Scenario.NPU_VS_NPU, plan_by_op_name(my_index, golden_index)
+
+
+def compare(
+    my: PathLike,
+    golden: PathLike,
+    *,
+    fusion_rule: RuleLike = None,
+    close_fusion_rule: RuleLike = None,
+    quant_fusion_rule: RuleLike = None,
+    algorithms: Sequence[str] = ALGORITHMS,
+    rtol: float = 1e-3,
+    atol: float = 1e-5,
+    overflow_detection: bool = False,
+    ids: Optional[Sequence[int]] = None,
+    step: Optional[int] = None,
+    threads: Optional[int] = None,
+    progress: bool = False,
+    csv: Optional[PathLike] = None,
+) -> Report:
+    """Compare the dumps under `my` (NPU) with those under `golden` (golden .npy or NPU dumps).
+
+    Rules are .om files, atc JSON files or FusionMap objects. Rows come back in Index order; every
+    tensor without a partner is a row with its reason. With `csv`, rows are also written to that
+    file as they come (through a temporary name). Ctrl-C stops the run and returns what was
+    compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
+    """
+    has_rule = fusion_rule is not None or quant_fusion_rule is not None
+    my_index = _index_side(my, step, has_rule)
+    golden_index = _index_side(golden, step, has_rule)
+    scenario, plans = plan_comparison(
+        my_index, golden_index, _rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule), ids
+    )
+    plans.sort(key=lambda plan: plan.index)  # stable: members of a group keep their order
+    columns = CsvColumns(
+        algorithms=tuple(algorithms),
+        op_sequence=ids is not None,
+        my_address=my_index.kind is FileKind.NPU,
+        golden_address=golden_index.kind is FileKind.NPU,
+        overflow=overflow_detection,
+    )
+    report = Report(scenario, my_index.folder, golden_index.folder, columns)
+    report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
+    engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads))
+    bar = ProgressBar(len(plans)) if progress else None
+    writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
+    try:
+        if bar is not None:
+            bar.start()
+        for row in engine.rows(plans, on_plan_done=(lambda plan, rows: bar.advance()) if bar else None):
+            report.rows.append(row)
+            if writer is not None:
+                writer.write(row)
+    except KeyboardInterrupt:
+        report.complete = False
+    finally:
+        if bar is not None:
+            bar.stop()
+        if writer is not None:
+            report.csv_path = writer.close() if report.complete else writer.abandon()
+    return report
+
+
+class ProgressBar:
+    """A rich progress bar over ops (only when asked for: the CLI turns it on for terminals)."""
+
+    def __init__(self, total: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        self._progress = Progress(
+            TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TextColumn("ops"), TimeElapsedColumn(),
+            TextColumn("ETA"), TimeRemainingColumn(), transient=True,
+        )
+        self._task = self._progress.add_task("ops", total=total)
+
+    def start(self) -> None:
+        self._progress.start()
+
+    def advance(self) -> None:
+        self._progress.advance(self._task)
+
+    def stop(self) -> None:
+        self._progress.stop()
+
+
+def result_file_name(now: Optional[datetime] = None) -> str:
+    """``result_<YYYYmmddHHMMSS>.csv`` in local time, as the reference names it."""
+    return f"result_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.csv"

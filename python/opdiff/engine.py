@@ -1,0 +1,167 @@
+"""The batch engine: turns op plans into rows. Each plan's NPU dump is read once; its tensors are
+compared with their partners through the core (layouts decoded on the fly, GIL released), plans run
+on a thread pool with dynamic scheduling and rows come out in plan (Index) order."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+
+from opdiff._metrics import ALGORITHMS, Metrics
+from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics
+from opdiff.match import GoldenTarget, OpPlan
+from opdiff.report.rows import CompareRow
+
+FP16_OVERFLOW = 65504.0
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    algorithms: Sequence[str] = ALGORITHMS
+    rtol: float = 1e-3
+    atol: float = 1e-5
+    overflow_detection: bool = False
+    threads: Optional[int] = None  # pairs compared at once; None = every core
+
+
+class FileCache:
+    """Recently opened partner files, so a golden output feeding several consumers is opened once.
+    Thread-safe; a file that cannot be read is remembered with its error."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self._capacity = capacity
+        self._files: "OrderedDict[str, object]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, path: str) -> DumpFile:
+        with self._lock:
+            if path in self._files:
+                self._files.move_to_end(path)
+                found = self._files[path]
+                if isinstance(found, Exception):
+                    raise found
+                return found  # type: ignore[return-value]
+        try:
+            opened: object = read_dump(path)
+        except (DumpFormatError, OSError) as error:
+            opened = error
+        with self._lock:
+            self._files[path] = opened
+            while len(self._files) > self._capacity:
+                self._files.popitem(last=False)
+        if isinstance(opened, Exception):
+            raise opened
+        return opened  # type: ignore[return-value]
+
+
+def _dtype_name(tensor: DumpTensor) -> str:
+    return tensor.dtype or tensor.data_type_name
+
+
+def _overflow(tensor: DumpTensor, metrics: Metrics) -> Optional[bool]:
+    """fp16 overflow as the reference detects it: max |x| >= 65504 (Inf counts, NaN alone does not)."""
+    if tensor.dtype != "float16":
+        return None
+    x = metrics.x
+    return bool(x.pos_inf or x.neg_inf or max(abs(x.min), abs(x.max)) >= FP16_OVERFLOW)
+
+
+def _views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget):
+    """The two layout views to compare. Against a golden file, my tensor is laid out in the golden's
+    format and shape (padding removed); NPU against NPU, each side in its own logical layout."""
+    golden_view = theirs.view()
+    if plan_is_positional or target.format in (None, "", "ND"):
+        return mine.view(), golden_view
+    return mine.view(target.format, tuple(golden_view.shape)), golden_view
+
+
+class Engine:
+    """Runs plans; one instance per comparison (it holds the partner-file cache)."""
+
+    def __init__(self, options: EngineOptions) -> None:
+        self.options = options
+        self.files = FileCache()
+        self._kl = "KullbackLeiblerDivergence" in options.algorithms
+
+    def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
+        """Rows of every plan, in plan order, computed concurrently."""
+        workers = self.options.threads or None
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opdiff") as pool:
+            for plan, rows in zip(plans, pool.map(self.plan_rows, plans)):
+                if on_plan_done is not None:
+                    on_plan_done(plan, rows)
+                yield from rows
+
+    def plan_rows(self, plan: OpPlan) -> List[CompareRow]:
+        """The rows of one op: one per tensor of its dump (or one saying why there are none)."""
+        if plan.my_path is None:
+            return [self._row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))]
+        try:
+            mine = read_dump(plan.my_path)
+        except (DumpFormatError, OSError) as error:
+            return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))]
+        rows: List[CompareRow] = []
+        for role, tensors, target_of in (("input", mine.inputs, plan.input_target), ("output", mine.outputs, plan.output_target)):
+            for k, tensor in enumerate(tensors):
+                target = target_of(k)
+                if not target.skip:
+                    rows.append(self._tensor_row(plan, f"{plan.op_name}:{role}:{k}", tensor, target))
+        if not rows:
+            rows.append(self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",)))
+        return rows
+
+    def _tensor_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget) -> CompareRow:
+        base = dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape)
+        if target.path is None:
+            return self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **base)
+        try:
+            theirs = self.files.get(target.path).tensor(target.role, target.index)
+        except (DumpFormatError, OSError) as error:
+            return self._row(plan, tensor_index, reasons=(f"[{plan.op_name}] {error}",), **base)
+        if mine.dtype is None or theirs.dtype is None:
+            unsupported = mine if mine.dtype is None else theirs
+            return self._row(
+                plan, tensor_index, reasons=(f"[{plan.op_name}] The data type {unsupported.data_type_name} is not supported.",), **base
+            )
+        try:
+            my_view, golden_view = _views(plan.positional_partner is not None, mine, theirs, target)
+            if my_view.count != golden_view.count:
+                raise ValueError(
+                    f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
+                    f"({list(my_view.shape)}) can not be compared to the right dump data({list(golden_view.shape)})."
+                )
+            metrics = tensor_metrics(my_view, golden_view, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl, threads=1)
+        except (DumpFormatError, ValueError, OSError) as error:
+            return self._row(plan, tensor_index, reasons=(str(error),), **base)
+        return CompareRow(
+            index=plan.index,
+            op_type=plan.op_type,
+            npu_dump=plan.npu_dump,
+            ground_truth=plan.ground_truth,
+            tensor_index=tensor_index,
+            my_dtype=_dtype_name(mine),
+            my_address=str(mine.address),
+            golden_dtype=_dtype_name(theirs),
+            golden_address=str(theirs.address),
+            shape=tuple(my_view.shape),
+            op_sequence=plan.op_sequence,
+            overflow=_overflow(mine, metrics) if self.options.overflow_detection else None,
+            metrics=metrics,
+            reasons=tuple(note.value for note in metrics.notes),
+        )
+
+    @staticmethod
+    def _row(plan: OpPlan, tensor_index: str, reasons: Tuple[str, ...], **fields: object) -> CompareRow:
+        return CompareRow(
+            index=plan.index,
+            op_type=plan.op_type,
+            npu_dump=plan.npu_dump,
+            ground_truth=plan.ground_truth,
+            tensor_index=tensor_index,
+            op_sequence=plan.op_sequence,
+            reasons=reasons,
+            **fields,  # type: ignore[arg-type]
+        )

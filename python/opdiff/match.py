@@ -1,0 +1,227 @@
+"""Matching: which golden tensor each tensor of each NPU dump is compared with
+(msaccucmp-behaviour.md §2.5, §3.3-3.5, §4.5). Produces one OpPlan per compared op; the engine reads
+the op's dump and expands the plan tensor by tensor. Nothing here reads tensor bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import List, Optional, Sequence, Tuple
+
+from opdiff.dumps.discovery import DumpIndex, escape_op_name
+from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
+
+PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
+DEQUANT_SUFFIXES = ("_dequant_layer", "AscendDequant", "_dequant")
+
+
+class Scenario(str, Enum):
+    """What the two sides are and how they are matched."""
+
+    NPU_VS_GOLDEN = "npu vs golden (fusion rule)"
+    NPU_VS_NPU = "npu vs npu (op names)"
+    FUSION_ON_VS_OFF = "npu fusion on vs off (two fusion rules)"
+
+
+@dataclass(frozen=True)
+class GoldenTarget:
+    """Where the partner of one tensor is, and the logical format/shape to compare it in.
+
+    ``path`` None means no partner; ``reason`` says why. ``role``/``index`` address the tensor in the
+    partner file (a golden .npy is one output). ``format``/``shape`` None: each side's default."""
+
+    path: Optional[str]
+    role: str = "output"
+    index: int = 0
+    format: Optional[str] = None
+    shape: Optional[Tuple[int, ...]] = None
+    reason: Optional[str] = None
+    skip: bool = False  # not compared at all (quant exclusions): no row
+
+
+@dataclass(frozen=True)
+class OpPlan:
+    """One NPU op to compare: its row identity and the partner of each of its tensors."""
+
+    index: int
+    op_sequence: int
+    op_type: str
+    op_name: str  # for TensorIndex
+    npu_dump: str  # the row's NPUDump text
+    ground_truth: str  # the row's GroundTruth text
+    my_path: Optional[str]
+    inputs: Tuple[GoldenTarget, ...] = ()
+    outputs: Tuple[GoldenTarget, ...] = ()
+    missing_reason: Optional[str] = None  # when my_path is None
+    positional_partner: Optional[str] = None  # NPU vs NPU: the partner dump, tensors paired by position
+
+    def input_target(self, k: int) -> GoldenTarget:
+        if self.positional_partner is not None:
+            return GoldenTarget(self.positional_partner, "input", k)
+        if k < len(self.inputs):
+            return self.inputs[k]
+        return GoldenTarget(None, reason=f"[{self.op_name}] the fusion rule has no input {k} for this op")
+
+    def output_target(self, k: int) -> GoldenTarget:
+        if self.positional_partner is not None:
+            return GoldenTarget(self.positional_partner, "output", k)
+        # The reference uses the first output desc when the dump has more outputs than the rule.
+        if k < len(self.outputs):
+            return self.outputs[k]
+        if self.outputs:
+            first = self.outputs[0]
+            return GoldenTarget(first.path, first.role, first.index, first.format, first.shape, first.reason, first.skip)
+        return GoldenTarget(None, reason=f"[{self.op_name}] the fusion rule has no output {k} for this op")
+
+
+# ---------------------------------------------------------------- NPU vs golden, with a fusion rule
+
+
+@dataclass(frozen=True)
+class _GoldenLookup:
+    """Finds partner files: golden .npy by "{name}.{index}", or NPU dumps of the fusion-off model."""
+
+    index: DumpIndex
+    by_op_dump: bool  # FUSION_ON_VS_OFF: the golden side is NPU dumps named by op
+
+    def find(self, origin_name: str, output_index: int) -> Tuple[Optional[str], str, int]:
+        name = escape_op_name(origin_name)
+        if self.by_op_dump:
+            found = self.index.newest(name)
+            return (found.path if found else None, "output", output_index)
+        found = self.index.newest(f"{name}.{output_index}")
+        return (found.path if found else None, "output", 0)
+
+
+def _walk_pass_through(fm: FusionMap, op: Op, output_index: int) -> Tuple[Op, int]:
+    """Cast/TransData do not exist in the framework graph: compare against what feeds them."""
+    seen = set()
+    while op.type in PASS_THROUGH_TYPES and op.name not in seen:
+        seen.add(op.name)
+        if output_index >= len(op.inputs):
+            break
+        ref = op.inputs[output_index]
+        producer = fm.producer(ref)
+        if producer is None:
+            break
+        op, output_index = producer, ref.index
+    return op, output_index
+
+
+def _desc_of(op: Op, output_index: int) -> Tuple[Optional[OutputDesc], int]:
+    if not op.output_descs:
+        return None, output_index
+    desc = op.output_descs[output_index] if output_index < len(op.output_descs) else op.output_descs[0]
+    return desc, output_index
+
+
+def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, label: str) -> GoldenTarget:
+    source, position = _walk_pass_through(fm, op, k)
+    desc, position = _desc_of(source, position)
+    if desc is None or not desc.origin_name:
+        return GoldenTarget(None, reason=f"[{label}] The origin name of the {source.name}:{position} is empty.")
+    origin_index = desc.origin_output_index if desc.origin_output_index is not None else position
+    path, role, index = lookup.find(desc.origin_name, origin_index)
+    if path is None:
+        return GoldenTarget(
+            None, reason=f"[{label}] There is no the ground truth dump file for {desc.origin_name}:output:{origin_index}."
+        )
+    return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None)
+
+
+def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str) -> GoldenTarget:
+    producer = fm.producer(ref)
+    if producer is None:
+        return GoldenTarget(None, reason=f"[{label}] The input {ref} comes from an op the fusion rule does not have.")
+    return _target_for_output(fm, producer, ref.index, lookup, label)
+
+
+def _is_inner_node(op: Op) -> bool:
+    return op.is_multiop and all(not desc.origin_name for desc in op.output_descs)
+
+
+def _ground_truth_text(ops: Sequence[Op]) -> str:
+    names: List[str] = []
+    for op in ops:
+        for name in op.original_names:
+            if name and name not in names:
+                names.append(name)
+    return ",".join(names) if names else "*"
+
+
+def plan_with_fusion_rule(
+    fm: FusionMap,
+    my_index: DumpIndex,
+    golden_index: DumpIndex,
+    *,
+    golden_is_npu: bool = False,
+    ids: Optional[Sequence[int]] = None,
+) -> List[OpPlan]:
+    """Plans for NPU vs golden (`-f`), quantized (`-f -q`, after merge_quant_rule) and fusion on vs
+    off (`-f -cf`, after merge_close_fusion; then `golden_is_npu`). `ids` limits the ops to those
+    fusion-rule ids (`-r` / `-s`)."""
+    lookup = _GoldenLookup(golden_index, golden_is_npu)
+    skipped = quant_filter(fm)
+    plans: List[OpPlan] = []
+    for group in fm.groups:
+        members = [fm.op(name) for name in group.op_names]
+        multi = group.relation in (Relation.ONE_TO_MULTI, Relation.MULTI_TO_MULTI, Relation.L1_FUSION)
+        npu_label = ",".join(group.op_names) if multi else None
+        for op in members:
+            if ids is not None and op.id not in ids:
+                continue
+            if multi and _is_inner_node(op) or skipped.is_skipped(op.name):
+                continue
+            label = npu_label or op.name
+            ground_truth = _ground_truth_text(members if multi else [op])
+            found = my_index.newest(escape_op_name(op.name))
+            if found is None:
+                plans.append(
+                    OpPlan(
+                        group.index, op.id, op.type, op.name, label, ground_truth, None,
+                        missing_reason=f'[{op.name}] There is no dump file for my output operator "{op.name}". The type is {op.type}.',
+                    )
+                )
+                continue
+            dequant = op.type == "AscendDequant" or op.name.endswith(DEQUANT_SUFFIXES)
+            inputs = tuple(
+                GoldenTarget(None, skip=True) if dequant else _target_for_input(fm, op, ref, lookup, op.name)
+                for ref in op.inputs
+            )
+            outputs = tuple(
+                GoldenTarget(None, skip=True) if op.type == "AscendQuant" else _target_for_output(fm, op, k, lookup, op.name)
+                for k in range(max(1, len(op.output_descs)))
+            )
+            plans.append(OpPlan(group.index, op.id, op.type, op.name, label, ground_truth, found.path, inputs, outputs))
+    return plans
+
+
+# ---------------------------------------------------------------- NPU vs NPU, by op name
+
+
+def plan_by_op_name(my_index: DumpIndex, golden_index: DumpIndex) -> List[OpPlan]:
+    """Plans for NPU vs NPU without fusion rules: ops matched by name, numbered in the time order of
+    the `-m` side, then ops only the golden side has (§4.5). Tensors pair up by position."""
+    keys = my_index.keys_in_time_order()
+    keys += [key for key in golden_index.keys_in_time_order() if key not in my_index.files]
+    plans: List[OpPlan] = []
+    for number, key in enumerate(keys):
+        mine, theirs = my_index.newest(key), golden_index.newest(key)
+        op_type = mine.op_type if mine is not None else getattr(theirs, "op_type", "*")
+        if mine is None:
+            plans.append(
+                OpPlan(number, number, op_type, key, "*", key, None,
+                       missing_reason=f"There is no the my output dump file for the op {key}.")
+            )
+            continue
+        if theirs is None:
+            reason = f"There is no the ground truth dump file for the op {key}."
+            target = GoldenTarget(None, reason=reason)
+            plans.append(OpPlan(number, number, op_type, key, key, "*", mine.path, (target,), (target,)))
+            continue
+        plans.append(OpPlan(number, number, op_type, key, key, key, mine.path, positional_partner=theirs.path))
+    return plans
+
+
+__all__ = ["GoldenTarget", "OpPlan", "Scenario", "plan_by_op_name", "plan_with_fusion_rule"]

@@ -1,0 +1,65 @@
+"""The console report of a comparison (rich): what was compared, how much passes, the worst tensors
+and the first tensor in execution order that fails."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold
+from opdiff.report.rows import CompareRow
+
+
+def _number(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:.6f}"
+
+
+def _worst_table(rows: Sequence[CompareRow]) -> Table:
+    table = Table(title="worst tensors (lowest cosine)", title_justify="left")
+    for column in ("Index", "TensorIndex", "Cosine", "MaxAbsErr", "MaxRelErr", "Why"):
+        table.add_column(column, justify="right" if column in ("Index", "Cosine", "MaxAbsErr", "MaxRelErr") else "left",
+                         overflow="fold")
+    for row in rows:
+        m = row.metrics
+        assert m is not None
+        table.add_row(str(row.index), row.tensor_index, _number(m.cosine_similarity), _number(m.max_absolute_error),
+                      _number(m.max_relative_error), ", ".join(row.reasons))
+    return table
+
+
+def print_report(report: Report, console: Optional[Console] = None, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
+                 csv_path: Optional[str] = None) -> None:
+    console = console or Console()
+    summary = report.summary(thresholds)
+    limits = ", ".join(f"{t.metric} {'>=' if t.metric == 'CosineSimilarity' else '<='} {t.value:g}" for t in thresholds)
+    console.print(f"[bold]opdiff compare[/] ({report.scenario.value})")
+    console.print(f"  my:     {report.my_folder}\n  golden: {report.golden_folder}")
+    console.print(
+        f"  {summary['rows']} rows: {summary['compared']} tensors compared, [green]{summary['passing']} pass[/], "
+        f"[red]{summary['failing']} fail[/] ({limits}), {summary['not_compared']} without a partner"
+    )
+    if not report.complete:
+        console.print("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
+    worst = [row for row in report.worst(10) if row.metrics is not None]
+    if worst:
+        console.print(_worst_table(worst))
+    first = report.first_failure(thresholds)
+    if first is None:
+        console.print("[green]every compared tensor meets the thresholds[/]")
+    else:
+        m = first.metrics
+        assert m is not None
+        console.print(
+            f"[bold red]first failing tensor in execution order:[/] {first.tensor_index} (Index {first.index}, "
+            f"{first.op_type}): cosine {_number(m.cosine_similarity)}, max abs error {_number(m.max_absolute_error)} "
+            f"at flat index {m.max_absolute_error_index}"
+        )
+    missing = [row for row in report.rows if not row.compared][:5]
+    for row in missing:
+        console.print(f"  [dim]not compared:[/] {row.tensor_index if row.tensor_index != 'NaN' else row.npu_dump}: "
+                      f"{', '.join(row.reasons)}", highlight=False)
+    if csv_path:
+        console.print(f"result: {csv_path}")
