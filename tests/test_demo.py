@@ -1,8 +1,9 @@
+import csv
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
+import opdiff
 
 
 def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
@@ -11,13 +12,18 @@ def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"COLUMNS": "120", "PATH": ""},
+        env={"COLUMNS": "200", "PATH": ""},
     )
-    assert "first divergence: op block2/conv1" in out.stdout
-    golden = sorted((tmp_path / "golden").glob("*.npy"))
-    device = sorted((tmp_path / "device").glob("*.npy"))
-    assert len(golden) == len(device) == 21
-    assert np.load(device[0]).dtype == np.float16 and np.load(golden[0]).dtype == np.float32
+    assert "first failing tensor in execution order: block2/relu1_fused:output:0" in out.stdout
+    assert len(list((tmp_path / "golden").glob("*.npy"))) == 21
+    dumps = sorted((tmp_path / "npu").iterdir())
+    assert len(dumps) == 12  # conv+bn(+relu) chains fused
+    conv = opdiff.read_dump(next(p for p in dumps if ".stem_relu_fused." in p.name))
+    assert conv.outputs[0].format_name == "NC1HWC0" and conv.outputs[0].dtype == "float16"
+    assert len(opdiff.read_graph(tmp_path / "model.json").ops) == 13
+    (result,) = tmp_path.glob("result_*.csv")
+    rows = list(csv.reader(result.open()))
+    assert len(rows) == 1 + 24
     assert not list(tmp_path.rglob("*.partial"))
 
 

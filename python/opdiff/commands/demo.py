@@ -10,7 +10,7 @@ from pathlib import Path
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="run a built-in example: a small CNN in fp32 (golden) vs fp16 (device) with one faulty op",
+        help="run a built-in example: a small CNN, fp32 golden .npy vs fp16 Ascend dumps of its fused graph, one op faulty",
     )
     parser.add_argument("--dir", type=Path, help="folder for the generated data (default: a temporary one)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of weights and input")

@@ -1,46 +1,29 @@
-"""Runs the demo network twice, writes both runs as .npy files, compares them op by op with the
-native core and prints the result."""
+"""Runs the demo network as a framework would (fp32 golden, one .npy per op) and as an NPU would
+(fp16, fused ops, 5HD layouts, one Ascend dump per op, one op faulty), writes the fusion rule,
+then compares the two with opdiff.compare and prints the report."""
 
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict
 
 import numpy as np
 from rich.console import Console
-from rich.table import Table
 
 import opdiff
+from opdiff.comparison import Report, result_file_name
+from opdiff.demo.fusion import fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
-
-COSINE_THRESHOLD = 0.99
-MAX_RELATIVE_THRESHOLD = 0.1
-
-
-@dataclass(frozen=True)
-class OpResult:
-    index: int
-    op: str
-    metrics: opdiff.Metrics
-
-    @property
-    def fails(self) -> bool:
-        return not (self.metrics.cosine_similarity >= COSINE_THRESHOLD)
+from opdiff.dumps import Tensor
+from opdiff.dumps.discovery import escape_op_name
+from opdiff.dumps.writer import save_npy
+from opdiff.graph import write_atc_json
+from opdiff.report.console import print_report
 
 
-def save_npy(path: Path, array: np.ndarray) -> None:
-    """Write through a temporary name, so a file is whole or absent."""
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as handle:
-        np.save(handle, array)
-    os.replace(partial, path)
-
-
-def write_runs(folder: Path, seed: int, fault: str, fault_scale: float) -> List[str]:
-    """Golden (fp32) and device (fp16, faulty op) outputs as {op}.0.{timestamp}.npy files."""
+def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[str, Path]:
+    """golden/ (.npy per framework op), npu/ (Ascend dumps per NPU op) and model.json."""
     ops = build_network(seed)
     if fault not in {op.name for op in ops}:
         raise ValueError(f"no op named {fault!r} in the demo network")
@@ -48,65 +31,35 @@ def write_runs(folder: Path, seed: int, fault: str, fault_scale: float) -> List[
     golden = run_network(ops, image)
     device = run_network(with_fault(ops, fault, fault_scale), image, np.float16)
     stamp = int(time.time() * 1e6)
-    for side, outputs in (("golden", golden), ("device", device)):
-        (folder / side).mkdir(parents=True, exist_ok=True)
-        for name, array in outputs.items():
-            save_npy(folder / side / f"{name.replace('/', '_')}.0.{stamp}.npy", array)
-    return list(golden)
-
-
-def compare(folder: Path, names: List[str]) -> List[OpResult]:
-    results = []
-    for index, name in enumerate(names):
-        file_name = name.replace("/", "_")
-        my = np.load(next((folder / "device").glob(f"{file_name}.0.*.npy")))
-        golden = np.load(next((folder / "golden").glob(f"{file_name}.0.*.npy")))
-        results.append(OpResult(index, name, opdiff.metrics(my, golden)))
-    return results
-
-
-def first_failure(results: List[OpResult]) -> Optional[OpResult]:
-    return next((r for r in results if r.fails), None)
-
-
-def print_report(console: Console, folder: Path, results: List[OpResult]) -> None:
-    table = Table(title="opdiff demo: fp16 device (my) vs fp32 golden, per op in execution order")
-    for column in ("Index", "Op", "Cosine", "MaxAbsErr", "MaxRelErr", "RMSE", "SQNR dB"):
-        table.add_column(column, justify="left" if column == "Op" else "right", no_wrap=True)
-    culprit = first_failure(results)
-    for r in results:
-        m = r.metrics
-        style = "bold red" if r is culprit else ("red" if r.fails else "")
-        table.add_row(
-            str(r.index),
-            r.op,
-            f"{m.cosine_similarity:.6f}",
-            f"{m.max_absolute_error:.6f}",
-            f"{m.max_relative_error:.6f}",
-            f"{m.root_mean_square_error:.6f}",
-            f"{m.sqnr_db:.1f}",
-            style=style,
+    paths = {"golden": folder / "golden", "npu": folder / "npu", "rule": folder / "model.json"}
+    paths["golden"].mkdir(parents=True, exist_ok=True)
+    paths["npu"].mkdir(parents=True, exist_ok=True)
+    for name, array in golden.items():
+        save_npy(paths["golden"] / f"{escape_op_name(name)}.0.{stamp}.npy", array)
+    npu_ops = fuse(ops)
+    for task, op in enumerate(npu_ops, start=1):
+        inputs = [Tensor(device[name], layout=layout_of(device[name]), dtype="float16") for name in op.inputs]
+        output = device[op.output]
+        opdiff.write_dump(
+            paths["npu"] / f"{op.type}.{escape_op_name(op.name)}.{task}.1.{stamp + task}",
+            op.name,
+            inputs=inputs,
+            outputs=[Tensor(output, layout=layout_of(output), dtype="float16")],
         )
-    console.print(table)
-    console.print(f"data in [bold]{folder}[/] (device/ and golden/ .npy files)")
-    failing = sum(r.fails for r in results)
-    console.print(f"{len(results)} tensors compared, {failing} below cosine {COSINE_THRESHOLD}")
-    if culprit is None:
-        console.print("[green]every tensor meets the accuracy threshold[/]")
-    else:
-        console.print(
-            f"[bold red]first divergence:[/] op [bold]{culprit.op}[/] (index {culprit.index}): cosine "
-            f"{culprit.metrics.cosine_similarity:.6f}, worst element at flat index "
-            f"{culprit.metrics.max_absolute_error_index}"
-        )
+    write_atc_json(fusion_rule(npu_ops, {name: array.shape for name, array in golden.items()}), paths["rule"])
+    return paths
 
 
 def run_demo(folder: Path, seed: int, fault: str, fault_scale: float) -> int:
     console = Console()
     try:
-        names = write_runs(folder, seed, fault, fault_scale)
+        paths = write_case(folder, seed, fault, fault_scale)
     except ValueError as error:
         console.print(f"[red]error:[/] {error}")
         return 2
-    print_report(console, folder, compare(folder, names))
+    report: Report = opdiff.compare(paths["npu"], paths["golden"], fusion_rule=paths["rule"],
+                                    csv=folder / result_file_name())
+    console.print(f"demo data in [bold]{folder}[/]: npu/ (fp16 Ascend dumps, fused ops), golden/ (fp32 .npy), "
+                  f"model.json (fusion rule); the device run has a fault in [bold]{fault}[/]")
+    print_report(report, console, csv_path=str(report.csv_path))
     return 0
