@@ -88,12 +88,15 @@ class Engine:
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
         """Rows of every plan, in plan order, computed concurrently."""
-        workers = self.options.threads or None
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opdiff") as pool:
+        pool = ThreadPoolExecutor(max_workers=self.options.threads or None, thread_name_prefix="opdiff")
+        try:
             for plan, rows in zip(plans, pool.map(self.plan_rows, plans)):
                 if on_plan_done is not None:
                     on_plan_done(plan, rows)
                 yield from rows
+        finally:
+            # On Ctrl-C (or a consumer that stops early) drop the queued ops instead of finishing them.
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def plan_rows(self, plan: OpPlan) -> List[CompareRow]:
         """The rows of one op: one per tensor of its dump (or one saying why there are none)."""
