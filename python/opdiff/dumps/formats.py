@@ -87,15 +87,18 @@ def format_name(number: int) -> str:
         return f"FORMAT_{number}"
 
 
+# Upper-case name without the prefix -> number (the enum's own lookups allocate on every call).
+_FORMAT_NUMBERS: Dict[str, int] = {name[len(FORMAT_PREFIX) :].upper(): number for name, number in pb.OutputFormat.items()}
+
+
 def format_number(format: Union[str, int]) -> int:
     """The FORMAT_* number of a name (with or without the prefix, any case) or a number."""
     if isinstance(format, int):
         return format
-    wanted = format.upper().removeprefix(FORMAT_PREFIX)
-    for name, number in pb.OutputFormat.items():
-        if name[len(FORMAT_PREFIX) :].upper() == wanted:
-            return number
-    raise ValueError(f"unknown format {format!r}")
+    number = _FORMAT_NUMBERS.get(format.upper().removeprefix(FORMAT_PREFIX))
+    if number is None:
+        raise ValueError(f"unknown format {format!r}")
+    return number
 
 
 def data_type_name(number: int) -> str:
