@@ -30,6 +30,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     selection.add_argument("-s", "--select", help="comma-separated fusion-rule ids")
     parser.add_argument("-overflow_detection", "--overflow-detection", action="store_true",
                         help="add the OverFlow column (fp16 |x| >= 65504 or Inf on my side)")
+    parser.add_argument("-advisor", "--advisor", action="store_true",
+                        help="find the culprit: first divergence, culprit vs accumulated error, overflow, input mismatch "
+                        "(implies -overflow_detection; writes advisor_summary.txt)")
+    parser.add_argument("--ignore-ops", action="append", default=[], metavar="PATTERN",
+                        help="keep ops matching this pattern (fnmatch) out of the advisor's analysis")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -90,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             close_fusion_rule=close_rule,
             quant_fusion_rule=quant_rule,
             algorithms=algorithms,
-            overflow_detection=args.overflow_detection,
+            overflow_detection=args.overflow_detection or args.advisor,
             ids=ids,
             step=args.step,
             threads=args.threads,
@@ -100,7 +105,15 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, GraphFormatError) as error:
         errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
-    print_report(report, Console(), thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
+    console = Console()
+    print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
+    if args.advisor:
+        from opdiff.advisor import advise, write_advisor_summary
+        from opdiff.report.console import print_findings
+
+        findings = advise(report, fusion_rule, thresholds=thresholds or DEFAULT_THRESHOLDS, ignore_ops=args.ignore_ops)
+        print_findings(findings, console)
+        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
     if not report.complete:
         return EXIT_INTERRUPTED
     if thresholds and report.failing(thresholds):

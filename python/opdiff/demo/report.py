@@ -19,7 +19,8 @@ from opdiff.dumps import Tensor
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
-from opdiff.report.console import print_report
+from opdiff.advisor import advise
+from opdiff.report.console import print_findings, print_report
 
 
 def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[str, Path]:
@@ -62,4 +63,5 @@ def run_demo(folder: Path, seed: int, fault: str, fault_scale: float) -> int:
     console.print(f"demo data in [bold]{folder}[/]: npu/ (fp16 Ascend dumps, fused ops), golden/ (fp32 .npy), "
                   f"model.json (fusion rule); the device run has a fault in [bold]{fault}[/]")
     print_report(report, console, csv_path=str(report.csv_path))
+    print_findings(advise(report, opdiff.read_graph(paths["rule"])), console)
     return 0

@@ -63,3 +63,22 @@ def print_report(report: Report, console: Optional[Console] = None, thresholds: 
                       f"{', '.join(row.reasons)}", highlight=False)
     if csv_path:
         console.print(f"result: {csv_path}")
+
+
+def print_findings(findings, console: Optional[Console] = None) -> None:
+    """The advisor's findings, most important first."""
+    from opdiff.advisor import FindingKind
+
+    console = console or Console()
+    console.print("[bold]advisor[/]")
+    for number, finding in enumerate(findings, start=1):
+        colour = "green" if finding.kind is FindingKind.VERDICT and "matches" in finding.advice else "red"
+        if finding.kind is FindingKind.VERDICT:
+            colour = "yellow" if "deviate" in finding.advice else colour
+        console.print(f"  {number}. [bold {colour}]{finding.kind.value}[/]: {finding.op} ({finding.tensor_index}, Index "
+                      f"{finding.index})", highlight=False)
+        console.print(f"     {finding.evidence}", highlight=False)
+        if finding.chain:
+            trend = " -> ".join(f"{tensor.rsplit(':', 2)[0]} {cos:.4f}" for tensor, cos in finding.chain)
+            console.print(f"     cosine along the path: {trend}", highlight=False)
+        console.print(f"     [italic]{finding.advice}[/]", highlight=False)

@@ -1,0 +1,273 @@
+"""Finding the culprit: what went wrong first, and whether one op is to blame.
+
+In execution order (the fusion map's topological order; row order without one):
+1. the model inputs differ: nothing downstream can be trusted;
+2. overflow on the compared side (fp16 |x| >= 65504, or Inf/NaN in any float type);
+3. the first tensor failing the thresholds, and then culprit vs accumulated error: if the op's
+   inputs match the golden and its output does not, the op is the culprit; if its inputs already
+   differ, the producers are walked back to the earliest failing op; an op that adds only a little
+   error to inputs that are already off is accumulated drift, not a culprit;
+4. constant outputs on the compared side where the golden varies, and the end-to-end verdict (does
+   the error reach the model outputs?).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import os
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold
+from opdiff.graph import FusionMap
+from opdiff.report.rows import CompareRow
+
+FP16_MAX = 65504.0
+# An op whose output error is at most this many times its inputs' error only passes error on.
+DRIFT_GROWTH = 4.0
+
+
+class FindingKind(str, Enum):
+    INPUT_MISMATCH = "model inputs differ"
+    OVERFLOW = "overflow"
+    CULPRIT = "culprit op"
+    ACCUMULATED_DRIFT = "accumulated drift"
+    CONSTANT_OUTPUT = "constant output"
+    VERDICT = "end-to-end verdict"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion: what, where (op and tensor, with the row's Index), the figures, the advice."""
+
+    kind: FindingKind
+    op: str
+    tensor_index: str
+    index: int
+    evidence: str
+    advice: str
+    chain: Tuple[Tuple[str, float], ...] = field(default=())  # (tensor, cosine) from the earliest failing op on
+
+
+def op_of(row: CompareRow) -> str:
+    """The NPU op a row belongs to ("op:output:0" -> "op")."""
+    parts = row.tensor_index.rsplit(":", 2)
+    return parts[0] if len(parts) == 3 else row.npu_dump
+
+
+def role_of(row: CompareRow) -> str:
+    parts = row.tensor_index.rsplit(":", 2)
+    return parts[1] if len(parts) == 3 else ""
+
+
+def _cos(row: CompareRow) -> float:
+    return row.metrics.cosine_similarity if row.metrics is not None else math.nan
+
+
+def _error(row: CompareRow) -> float:
+    """1 - cosine, the error measure the advisor compares across ops."""
+    value = _cos(row)
+    return 1.0 if math.isnan(value) else max(0.0, 1.0 - value)
+
+
+@dataclass
+class _Context:
+    report: Report
+    fusion_map: Optional[FusionMap]
+    thresholds: Sequence[Threshold]
+    ignored: Sequence[str]
+
+    def __post_init__(self) -> None:
+        order = {name: i for i, name in enumerate(self.fusion_map.execution_order)} if self.fusion_map else {}
+        position = {id(row): i for i, row in enumerate(self.report.rows)}
+        rows = [row for row in self.report.rows if row.compared and not self.is_ignored(op_of(row))]
+        # Execution order, inputs before outputs of the same op (rows of one op are adjacent).
+        self.rows = sorted(rows, key=lambda row: (order.get(op_of(row), len(order) + row.index), position[id(row)]))
+        self.by_op: Dict[str, List[CompareRow]] = {}
+        for row in self.rows:
+            self.by_op.setdefault(op_of(row), []).append(row)
+
+    def is_ignored(self, op: str) -> bool:
+        return any(fnmatch.fnmatchcase(op, pattern) for pattern in self.ignored)
+
+    def fails(self, row: CompareRow) -> bool:
+        return any(t.violated_by(row) for t in self.thresholds)
+
+    def rows_of(self, op: str, role: str) -> List[CompareRow]:
+        return [row for row in self.by_op.get(op, []) if role_of(row) == role]
+
+    def producer_ops(self, op: str) -> List[str]:
+        if self.fusion_map is None or self.fusion_map.get(op) is None:
+            return []
+        return [p.name for p in self.fusion_map.producers(op) if p is not None]
+
+
+def _input_mismatch(ctx: _Context) -> Optional[Finding]:
+    data_ops = {op.name for op in ctx.fusion_map.data_ops} if ctx.fusion_map else set()
+    for row in ctx.rows:
+        op = op_of(row)
+        fed_by_data = role_of(row) == "input" and any(p in data_ops for p in ctx.producer_ops(op))
+        if (op in data_ops or fed_by_data) and ctx.fails(row):
+            return Finding(
+                FindingKind.INPUT_MISMATCH, op, row.tensor_index, row.index,
+                f"cosine {_cos(row):.6f}, max abs error {row.metrics.max_absolute_error:.6g} on a model input",
+                "The two runs were not fed the same input. Use identical input data and check the preprocessing "
+                "(normalisation, layout, dtype, AIPP) before reading anything downstream.",
+            )
+    return None
+
+
+def _overflow(ctx: _Context) -> Optional[Finding]:
+    for row in ctx.rows:
+        x = row.metrics.x  # type: ignore[union-attr]
+        special = x.nan + x.pos_inf + x.neg_inf
+        fp16_big = row.my_dtype == "float16" and not math.isnan(x.max) and max(abs(x.min), abs(x.max)) >= FP16_MAX
+        if special or fp16_big:
+            what = f"{x.nan} NaN, {x.pos_inf} +Inf, {x.neg_inf} -Inf" if special else f"max |x| = {max(abs(x.min), abs(x.max)):g}"
+            return Finding(
+                FindingKind.OVERFLOW, op_of(row), row.tensor_index, row.index,
+                f"{what} on the compared side ({row.my_dtype})",
+                "The values leave the range of the device's data type here. Keep this op (or its producer) in "
+                "float32 / bfloat16, rescale its inputs, or check the loss-scale and quantisation settings.",
+            )
+    return None
+
+
+def _earliest_failing(ctx: _Context, op: str, seen: Optional[set] = None) -> Tuple[str, List[str]]:
+    """Walk failing inputs back through producers: the earliest op whose output fails while its
+    inputs pass, and the chain of ops from there to `op`."""
+    seen = seen if seen is not None else set()
+    seen.add(op)
+    for producer in ctx.producer_ops(op):
+        if producer in seen:
+            continue
+        outputs = ctx.rows_of(producer, "output")
+        if outputs and any(ctx.fails(row) for row in outputs):
+            start, chain = _earliest_failing(ctx, producer, seen)
+            return start, chain + [op]
+    return op, [op]
+
+
+def _trend_ops(ctx: _Context, op: str, depth: int = 8) -> List[str]:
+    """`op` and up to `depth` ancestors along the worst-matching input: the metric trend leading to it."""
+    path = [op]
+    while len(path) <= depth:
+        producers = [p for p in ctx.producer_ops(path[0]) if ctx.rows_of(p, "output") and p not in path]
+        if not producers:
+            break
+        path.insert(0, max(producers, key=lambda p: _error(ctx.rows_of(p, "output")[0])))
+    return path
+
+
+def _first_divergence(ctx: _Context) -> Optional[Finding]:
+    first = next((row for row in ctx.rows if role_of(row) == "output" and ctx.fails(row)), None)
+    if first is None:
+        return None
+    start, chain_ops = _earliest_failing(ctx, op_of(first))
+    outputs = ctx.rows_of(start, "output")
+    out_row = next((row for row in outputs if ctx.fails(row)), outputs[0] if outputs else first)
+    inputs = ctx.rows_of(start, "input")
+    chain = tuple((row.tensor_index, _cos(row)) for op in _trend_ops(ctx, start) + chain_ops[1:]
+                  for row in ctx.rows_of(op, "output")[:1])
+    worst_input = max((_error(row) for row in inputs), default=0.0)
+    growth = _error(out_row) / worst_input if worst_input > 0 else math.inf
+    inputs_fail = any(ctx.fails(row) for row in inputs)
+    evidence = (
+        f"output cosine {_cos(out_row):.6f} (max rel error {out_row.metrics.max_relative_error:.4g}); "  # type: ignore[union-attr]
+        + (f"inputs' worst cosine {1 - worst_input:.6f}, error grows {growth:.3g}x across the op" if inputs else "no input compared")
+    )
+    if not inputs_fail and (growth > DRIFT_GROWTH or not inputs):
+        return Finding(
+            FindingKind.CULPRIT, start, out_row.tensor_index, out_row.index, evidence,
+            f"{start} receives inputs that match the golden and produces an output that does not: the op itself is "
+            "wrong. Check its implementation (precision mode, fusion pattern, operator version), e.g. by running it alone "
+            "on the golden inputs.",
+            chain,
+        )
+    return Finding(
+        FindingKind.ACCUMULATED_DRIFT, start, out_row.tensor_index, out_row.index, evidence,
+        "No single op stands out: each op passes on slightly more error than it receives, until the threshold is "
+        "crossed here. Look at precision settings of the whole path (fp16 accumulation, mixed precision lists) "
+        "rather than at this op.",
+        chain,
+    )
+
+
+def _constant_outputs(ctx: _Context) -> List[Finding]:
+    found = []
+    for row in ctx.rows:
+        m = row.metrics
+        if role_of(row) == "output" and m is not None and m.count > 1 and m.x.std == 0 and m.y.std > 0:
+            found.append(Finding(
+                FindingKind.CONSTANT_OUTPUT, op_of(row), row.tensor_index, row.index,
+                f"every element is {m.x.min:g} on the compared side; the golden varies (std {m.y.std:.4g})",
+                "A constant output usually means the op was skipped, read uninitialised memory or saturated.",
+            ))
+    return found
+
+
+def _verdict(ctx: _Context) -> Optional[Finding]:
+    if not ctx.rows:
+        return None
+    if ctx.fusion_map is not None and ctx.fusion_map.output_refs:
+        final_ops = {ref.producer for ref in ctx.fusion_map.output_refs}
+        finals = [row for row in ctx.rows if op_of(row) in final_ops and role_of(row) == "output"]
+    else:
+        finals = []
+    finals = finals or [row for row in ctx.rows if role_of(row) == "output"][-1:]
+    failing = [row for row in finals if ctx.fails(row)]
+    anything_fails = any(ctx.fails(row) for row in ctx.rows)
+    last = (failing or finals)[0]
+    if failing:
+        evidence, advice = (f"model output {last.tensor_index}: cosine {_cos(last):.6f}",
+                            "The error reaches the model outputs: the end result is affected. Fix the first finding above.")
+    elif anything_fails:
+        evidence, advice = (f"model output {last.tensor_index}: cosine {_cos(last):.6f}",
+                            "Some tensors deviate but the model outputs meet the thresholds: probably internal optimisation "
+                            "that does not matter for the result. Check with the end-to-end metric of the task.")
+    else:
+        evidence, advice = ("every compared tensor meets the thresholds",
+                            "The NPU run matches the golden; if results still differ, look at pre- and post-processing.")
+    return Finding(FindingKind.VERDICT, op_of(last), last.tensor_index, last.index, evidence, advice)
+
+
+def advise(
+    report: Report,
+    fusion_map: Optional[FusionMap] = None,
+    *,
+    thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
+    ignore_ops: Iterable[str] = (),
+) -> List[Finding]:
+    """The advisor's findings for a comparison, most important first (the verdict last).
+
+    `ignore_ops` are fnmatch patterns of ops kept out of the analysis (placeholders, noise).
+    """
+    ctx = _Context(report, fusion_map, thresholds, tuple(ignore_ops))
+    findings: List[Finding] = []
+    for step in (_input_mismatch, _overflow, _first_divergence):
+        found = step(ctx)
+        if found is not None:
+            findings.append(found)
+    findings += _constant_outputs(ctx)
+    verdict = _verdict(ctx)
+    if verdict is not None:
+        findings.append(verdict)
+    return findings
+
+
+def write_advisor_summary(findings: Sequence[Finding], folder: Path) -> Path:
+    """``advisor_summary.txt`` as the reference writes it: the first finding in three lines."""
+    top = findings[0] if findings else None
+    lines = [
+        f"Detection Type: {top.kind.value if top else 'NA'}",
+        f"Operator Index: {top.index if top and top.kind is not FindingKind.VERDICT else 'NA'}",
+        f"Expert Advice: {top.advice if top else 'NA'}",
+    ]
+    path = folder / "advisor_summary.txt"
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(partial, path)
+    return path
