@@ -35,6 +35,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "(implies -overflow_detection; writes advisor_summary.txt)")
     parser.add_argument("--ignore-ops", action="append", default=[], metavar="PATTERN",
                         help="keep ops matching this pattern (fnmatch) out of the advisor's analysis")
+    parser.add_argument("--report", default="csv", metavar="FORMATS",
+                        help="comma-separated report formats beside the console: csv (always written), json")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -67,6 +69,17 @@ def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: in
     return None
 
 
+REPORT_FORMATS = ("csv", "json")
+
+
+def parse_report_formats(text: str) -> List[str]:
+    formats = [part.strip().lower() for part in text.split(",") if part.strip()]
+    unknown = [name for name in formats if name not in REPORT_FORMATS]
+    if unknown:
+        raise ValueError(f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(REPORT_FORMATS)}")
+    return formats
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -76,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     errors = Console(stderr=True)
     try:
+        formats = parse_report_formats(args.report)
         algorithms = parse_algorithms(args.algorithm)
         thresholds = [Threshold.parse(text) for text in args.fail_under]
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -107,13 +121,22 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     console = Console()
     print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
-    if args.advisor:
-        from opdiff.advisor import advise, write_advisor_summary
-        from opdiff.report.console import print_findings
+    findings = []
+    if args.advisor or "json" in formats:  # the JSON report always carries the findings
+        from opdiff.advisor import advise
 
         findings = advise(report, fusion_rule, thresholds=thresholds or DEFAULT_THRESHOLDS, ignore_ops=args.ignore_ops)
+    if args.advisor:
+        from opdiff.advisor import write_advisor_summary
+        from opdiff.report.console import print_findings
+
         print_findings(findings, console)
         console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
+    if "json" in formats and report.csv_path is not None:
+        from opdiff.report.json_writer import write_json_report
+
+        path = write_json_report(report, report.csv_path.with_suffix(".json"), findings, thresholds or DEFAULT_THRESHOLDS)
+        console.print(f"json report: {path}")
     if not report.complete:
         return EXIT_INTERRUPTED
     if thresholds and report.failing(thresholds):

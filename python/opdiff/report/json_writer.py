@@ -1,0 +1,107 @@
+"""The JSON report: every row and every advisor finding, in the documented schema
+(python/opdiff/report/schema/report.schema.json). Special floats are strings: "nan", "inf", "-inf"
+(JSON has no NaN); "not computed" reference metrics are null."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Dict, Optional, Sequence, Union
+
+from opdiff._metrics import Metrics
+from opdiff.report.reference_format import NOT_COMPUTED, format_metric
+from opdiff.report.rows import CompareRow
+
+SCHEMA_ID = "opdiff-report/1"
+SCHEMA_PATH = Path(__file__).parent / "schema" / "report.schema.json"
+
+Number = Union[float, int, str, None]
+
+
+def json_number(value: float) -> Number:
+    """A float as JSON can hold it: NaN and infinities as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def _metrics_json(m: Metrics, algorithms: Sequence[str]) -> Dict[str, Any]:
+    data = {key: json_number(value) if isinstance(value, float) else value
+            for key, value in asdict(m).items() if key not in ("x", "y", "notes")}
+    for side in ("x", "y"):
+        data[side] = {key: json_number(value) for key, value in asdict(getattr(m, side)).items()}
+    data["notes"] = [note.value for note in m.notes]
+    # The reference's texts too, so scripts that parse the CSV can read the same values here.
+    data["reference"] = {name: (None if (text := format_metric(name, m)) == NOT_COMPUTED else text) for name in algorithms}
+    return data
+
+
+def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[str, Any]:
+    return {
+        "index": row.index,
+        "op_sequence": row.op_sequence,
+        "op_type": row.op_type,
+        "npu_dump": row.npu_dump,
+        "ground_truth": row.ground_truth,
+        "tensor_index": row.tensor_index,
+        "my_dtype": row.my_dtype,
+        "my_address": row.my_address,
+        "golden_dtype": row.golden_dtype,
+        "golden_address": row.golden_address,
+        "shape": list(row.shape) if row.shape is not None else None,
+        "overflow": row.overflow,
+        "compared": row.compared,
+        "failing": failing,
+        "reasons": list(row.reasons),
+        "metrics": _metrics_json(row.metrics, algorithms) if row.metrics is not None else None,
+    }
+
+
+def report_json(report, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None) -> Dict[str, Any]:
+    """The JSON document of a Report (and the advisor's findings)."""
+    from opdiff import __version__
+    from opdiff.comparison import DEFAULT_THRESHOLDS, HIGHER_IS_BETTER
+
+    thresholds = list(thresholds or DEFAULT_THRESHOLDS)
+    algorithms = list(report.columns.algorithms)
+    failing_ids = {id(row) for row in report.failing(thresholds)}
+    return {
+        "schema": SCHEMA_ID,
+        "opdiff_version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "scenario": report.scenario.value,
+        "my": str(report.my_folder),
+        "golden": str(report.golden_folder),
+        "complete": report.complete,
+        "algorithms": algorithms,
+        "thresholds": [{"metric": t.metric, "value": t.value, "fails_when": "below" if t.metric in HIGHER_IS_BETTER else "above"}
+                       for t in thresholds],
+        "summary": report.summary(thresholds),
+        "rows": [row_json(row, algorithms, id(row) in failing_ids) for row in report.rows],
+        "findings": [
+            {"kind": f.kind.value, "op": f.op, "tensor_index": f.tensor_index, "index": f.index, "evidence": f.evidence,
+             "advice": f.advice, "chain": [[tensor, json_number(cos)] for tensor, cos in f.chain]}
+            for f in findings
+        ],
+        "notes": list(report.notes),
+    }
+
+
+def write_json_report(report, path: Path, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None) -> Path:
+    """Write the JSON report through a temporary name."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(report_json(report, findings, thresholds), handle, allow_nan=False, separators=(",", ":"))
+    os.replace(partial, path)
+    return path
+
+
+def load_schema() -> Dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
