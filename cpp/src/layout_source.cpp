@@ -18,8 +18,13 @@ struct Unit {
 
 }  // namespace
 
-LayoutSource::LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan, std::shared_ptr<const void> keep_alive)
-    : stored_(stored), stored_dtype_(stored_dtype), plan_(std::move(plan)), keep_alive_(std::move(keep_alive)) {
+LayoutSource::LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan, std::shared_ptr<const void> keep_alive,
+                           std::function<void()> release)
+    : stored_(stored),
+      stored_dtype_(stored_dtype),
+      plan_(std::move(plan)),
+      keep_alive_(std::move(keep_alive)),
+      release_(std::move(release)) {
   const DTypeInfo& info = dtype_info(stored_dtype);
   logical_count_ = checked_element_count(plan_.shape);
   components_ = info.components;

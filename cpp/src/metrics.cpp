@@ -34,6 +34,10 @@ class Scratch {
   std::unique_ptr<std::byte[]> x_, y_;
 };
 
+// Resident pages of mapped inputs are let go every this many chunks (8 x 64K elements: a few MB),
+// so a comparison's memory does not grow with the tensors.
+constexpr size_t kChunksPerRelease = 8;
+
 // Runs body(chunk, begin, count, x_run, y_run) for every chunk, on one worker per scratch.
 template <typename Body>
 void for_each_chunk(const ElementSource& x, const ElementSource& y, std::vector<Scratch>& scratch, ThreadPool* pool,
@@ -47,12 +51,18 @@ void for_each_chunk(const ElementSource& x, const ElementSource& y, std::vector<
     const ElementRun xr = x.run(begin, count, scratch[worker].x());
     const ElementRun yr = y.run(begin, count, scratch[worker].y());
     body(chunk, begin, count, xr, yr);
+    if ((chunk + 1) % kChunksPerRelease == 0) {
+      x.release_resident();
+      y.release_resident();
+    }
   };
   if (workers > 1) {
     pool->parallel_for(chunks, workers, task);
   } else {
     for (size_t chunk = 0; chunk < chunks; ++chunk) task(chunk, 0);
   }
+  x.release_resident();
+  y.release_resident();
 }
 
 SideStats side_stats(uint64_t n, double mean, double m2, double lo, double hi, uint64_t nan, uint64_t pos_inf,

@@ -123,7 +123,10 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
   view.output_dtype = output_dtype_for(*entry.dtype);
   try {
     LayoutPlan plan = plan_layout(request_for(entry, target));
-    view.source = std::make_shared<const LayoutSource>(entry.bytes, *entry.dtype, std::move(plan), file->mapping);
+    std::function<void()> release;
+    if (file->mapping) release = [mapping = file->mapping, bytes = entry.bytes] { mapping->release(bytes); };
+    view.source = std::make_shared<const LayoutSource>(entry.bytes, *entry.dtype, std::move(plan), file->mapping,
+                                                       std::move(release));
   } catch (const ParseError& error) {
     throw DumpFormatError(file->path, tensor_name(entry) + ": " + error.what());
   }

@@ -43,6 +43,10 @@ class ElementSource {
   virtual ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const = 0;
   // Whether run() uses its scratch buffer (callers skip allocating one when it does not).
   virtual bool uses_scratch() const { return true; }
+  // Lets go of memory held for ranges already read (for a mapped file: its resident pages, which
+  // stay in the page cache). Streaming callers call it now and then so that memory stays bounded
+  // whatever the tensor size; safe while other threads read (pages fault back in).
+  virtual void release_resident() const {}
 
   static constexpr size_t kScratchBytesPerElement = 8;
 };
