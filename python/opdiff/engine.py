@@ -10,8 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
-from opdiff._metrics import ALGORITHMS, Metrics
+from opdiff._metrics import ALGORITHMS, Metrics, compute_metrics
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics
+from opdiff.dumps.ffts import SliceInfo, merged_output
 from opdiff.match import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
 
@@ -102,6 +103,8 @@ class Engine:
         """The rows of one op: one per tensor of its dump (or one saying why there are none)."""
         if plan.my_path is None:
             return [self._row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))]
+        if plan.my_slices:
+            return self._sliced_rows(plan)
         try:
             mine = read_dump(plan.my_path)
         except (DumpFormatError, OSError) as error:
@@ -114,6 +117,45 @@ class Engine:
                     rows.append(self._tensor_row(plan, f"{plan.op_name}:{role}:{k}", tensor, target))
         if not rows:
             rows.append(self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",)))
+        return rows
+
+    def _sliced_rows(self, plan: OpPlan) -> List[CompareRow]:
+        """An FFTS+ op: its outputs joined from every slice, compared as arrays (inputs are not joined)."""
+        try:
+            slices = [read_dump(path) for path in plan.my_slices]
+            info = SliceInfo.from_dump(slices[0])
+        except (DumpFormatError, OSError) as error:
+            return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))]
+        rows = [self._row(plan, f"{plan.op_name}:input:{k}", reasons=(f"[{plan.op_name}] input of an FFTS+ sliced op: slices are not joined for inputs",))
+                for k in range(len(slices[0].inputs))]
+        for k, first in enumerate(slices[0].outputs):
+            target = plan.output_target(k)
+            tensor_index = f"{plan.op_name}:output:{k}"
+            if target.skip:
+                continue
+            if target.path is None:
+                rows.append(self._row(plan, tensor_index, reasons=(target.reason or "no partner",)))
+                continue
+            notes: List[str] = []
+            try:
+                mine = merged_output(slices, k, info, notes)
+                theirs = self.files.get(target.path).tensor(target.role, target.index)
+                golden = theirs.to_numpy()
+                if mine.size != golden.size:
+                    raise ValueError(f"[{plan.op_name}] joined slices hold {list(mine.shape)}, the golden {list(golden.shape)}")
+                metrics = compute_metrics(mine, golden, algorithms=self.options.algorithms, rtol=self.options.rtol,
+                                          atol=self.options.atol, threads=1)
+            except (DumpFormatError, ValueError, OSError) as error:
+                rows.append(self._row(plan, tensor_index, reasons=(str(error),)))
+                continue
+            rows.append(CompareRow(
+                index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
+                tensor_index=tensor_index, my_dtype=_dtype_name(first), my_address=str(first.address),
+                golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
+                op_sequence=plan.op_sequence,
+                overflow=_overflow(first, metrics) if self.options.overflow_detection else None,
+                metrics=metrics, reasons=tuple(notes) + tuple(note.value for note in metrics.notes),
+            ))
         return rows
 
     def _tensor_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget) -> CompareRow:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import List, Optional, Sequence, Tuple
 
-from opdiff.dumps.discovery import DumpIndex, escape_op_name
+from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
@@ -55,6 +55,7 @@ class OpPlan:
     outputs: Tuple[GoldenTarget, ...] = ()
     missing_reason: Optional[str] = None  # when my_path is None
     positional_partner: Optional[str] = None  # NPU vs NPU: the partner dump, tensors paired by position
+    my_slices: Tuple[str, ...] = ()  # FFTS+: every slice file of the op, in thread order (§2.6)
 
     def input_target(self, k: int) -> GoldenTarget:
         if self.positional_partner is not None:
@@ -193,8 +194,17 @@ def plan_with_fusion_rule(
                 GoldenTarget(None, skip=True) if op.type == "AscendQuant" else _target_for_output(fm, op, k, lookup, op.name)
                 for k in range(max(1, len(op.output_descs)))
             )
-            plans.append(OpPlan(group.index, op.id, op.type, op.name, label, ground_truth, found.path, inputs, outputs))
+            plans.append(OpPlan(group.index, op.id, op.type, op.name, label, ground_truth, found.path, inputs, outputs,
+                                my_slices=slice_files(my_index, escape_op_name(op.name))))
     return plans
+
+
+def slice_files(index: DumpIndex, key: str) -> Tuple[str, ...]:
+    """The slice files of an FFTS+ op in thread order, or () when the op was not sliced."""
+    versions = index.files.get(key, [])
+    newest = versions[-1] if versions else None
+    sliced = isinstance(newest, NpuDumpName) and (newest.is_ffts_auto or newest.manual_slice is not None)
+    return tuple(v.path for v in versions) if sliced and len(versions) > 1 else ()
 
 
 # ---------------------------------------------------------------- NPU vs NPU, by op name
