@@ -127,3 +127,18 @@ def test_bad_inputs_are_clear_errors(tmp_path, conv_relu_case):
     out = subprocess.run([sys.executable, "-m", "opdiff", "compare", "-m", str(tmp_path / "nope"), "-g", "x"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "no such file or folder" in out.stderr
+
+
+def test_map_writes_the_mapping_without_comparing(conv_relu_case):
+    out = subprocess.run(
+        [sys.executable, "-m", "opdiff", "compare", "-m", str(conv_relu_case["npu"]), "-g", str(conv_relu_case["golden"]),
+         "-f", str(conv_relu_case["rule"]), "-out", str(conv_relu_case["out"]), "-map"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    (mapping,) = conv_relu_case["out"].glob("mapping_*.csv")
+    rows = list(csv.reader(mapping.open()))
+    assert rows[0] == ["Index", "OpType", "NPUDump", "GroundTruth", "TensorIndex", "NPUDumpPath", "GroundTruthPath"]
+    assert [r[4] for r in rows[1:]] == ["NaN", "conv1/Conv2D_relu_fused:input:0", "conv1/Conv2D_relu_fused:output:0"]
+    assert rows[3][6].endswith(f"conv1_Relu.0.{TS}.npy")
+    assert not list(conv_relu_case["out"].glob("result_*.csv"))

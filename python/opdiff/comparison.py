@@ -166,6 +166,27 @@ def plan_comparison(
     return Scenario.NPU_VS_NPU, plan_by_op_name(my_index, golden_index)
 
 
+def plan(
+    my: PathLike,
+    golden: PathLike,
+    *,
+    fusion_rule: RuleLike = None,
+    close_fusion_rule: RuleLike = None,
+    quant_fusion_rule: RuleLike = None,
+    ids: Optional[Sequence[int]] = None,
+    step: Optional[int] = None,
+) -> Tuple[Scenario, List[OpPlan], DumpIndex, DumpIndex]:
+    """Index both sides and match them: the scenario, the op plans and the two indexes."""
+    has_rule = fusion_rule is not None or quant_fusion_rule is not None
+    my_index = _index_side(my, step, has_rule)
+    golden_index = _index_side(golden, step, has_rule)
+    scenario, plans = plan_comparison(
+        my_index, golden_index, _rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule), ids
+    )
+    plans.sort(key=lambda op_plan: op_plan.index)  # stable: members of a group keep their order
+    return scenario, plans, my_index, golden_index
+
+
 def compare(
     my: PathLike,
     golden: PathLike,
@@ -190,13 +211,10 @@ def compare(
     file as they come (through a temporary name). Ctrl-C stops the run and returns what was
     compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
     """
-    has_rule = fusion_rule is not None or quant_fusion_rule is not None
-    my_index = _index_side(my, step, has_rule)
-    golden_index = _index_side(golden, step, has_rule)
-    scenario, plans = plan_comparison(
-        my_index, golden_index, _rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule), ids
+    scenario, plans, my_index, golden_index = plan(
+        my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
+        ids=ids, step=step,
     )
-    plans.sort(key=lambda plan: plan.index)  # stable: members of a group keep their order
     columns = CsvColumns(
         algorithms=tuple(algorithms),
         op_sequence=ids is not None,

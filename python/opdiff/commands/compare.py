@@ -35,6 +35,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "(implies -overflow_detection; writes advisor_summary.txt)")
     parser.add_argument("--ignore-ops", action="append", default=[], metavar="PATTERN",
                         help="keep ops matching this pattern (fnmatch) out of the advisor's analysis")
+    parser.add_argument("-map", "--map", action="store_true",
+                        help="only write mapping_<timestamp>.csv: which files each tensor is compared with (needs -f or -q)")
     parser.add_argument("--report", default="csv", metavar="FORMATS",
                         help="comma-separated report formats beside the console: csv (always written), json")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
@@ -102,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         last_id = max((op.id for op in fusion_rule.ops), default=0) if fusion_rule else 0
         ids = parse_ids(args.range, args.select, last_id)
         args.output.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if args.map:
+            return write_mapping(args, fusion_rule, close_rule, quant_rule, ids)
         report = compare(
             args.my_dump_path,
             args.golden_dump_path,
@@ -141,4 +145,21 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     if thresholds and report.failing(thresholds):
         return EXIT_THRESHOLDS
+    return EXIT_OK
+
+
+def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule, ids) -> int:
+    from datetime import datetime
+
+    from rich.console import Console
+
+    from opdiff.comparison import plan
+    from opdiff.report.mapping_csv import write_mapping_csv
+
+    if fusion_rule is None and quant_rule is None:
+        raise ValueError("-map needs -f or -q")
+    _, plans, _, _ = plan(args.my_dump_path, args.golden_dump_path, fusion_rule=fusion_rule,
+                          close_fusion_rule=close_rule, quant_fusion_rule=quant_rule, ids=ids, step=args.step)
+    path = write_mapping_csv(plans, args.output / f"mapping_{datetime.now().strftime('%Y%m%d%H%M%S')}.csv")
+    Console().print(f"mapping: {path}")
     return EXIT_OK

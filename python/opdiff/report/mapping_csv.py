@@ -1,0 +1,46 @@
+"""``-map``: which files each tensor would be compared with, without comparing (§3.6):
+``mapping_<YYYYmmddHHMMSS>.csv`` with Index, OpType, NPUDump, GroundTruth, TensorIndex, NPUDumpPath,
+GroundTruthPath (NaN where a side has no file)."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Iterator, List, Sequence
+
+from opdiff.dumps import DumpFormatError, read_dump
+from opdiff.match import OpPlan
+
+HEADER = ["Index", "OpType", "NPUDump", "GroundTruth", "TensorIndex", "NPUDumpPath", "GroundTruthPath"]
+
+
+def mapping_rows(plans: Sequence[OpPlan]) -> Iterator[List[str]]:
+    for plan in plans:
+        counts = {"input": 0, "output": 0}
+        if plan.my_path is not None:
+            try:
+                dump = read_dump(plan.my_path)
+                counts = {"input": len(dump.inputs), "output": len(dump.outputs)}
+            except (DumpFormatError, OSError):
+                pass
+        if not any(counts.values()):
+            yield [str(plan.index), plan.op_type, plan.npu_dump, plan.ground_truth, "NaN", plan.my_path or "NaN", "NaN"]
+            continue
+        for role, target_of in (("input", plan.input_target), ("output", plan.output_target)):
+            for k in range(counts[role]):
+                target = target_of(k)
+                if not target.skip:
+                    yield [str(plan.index), plan.op_type, plan.npu_dump, plan.ground_truth, f"{plan.op_name}:{role}:{k}",
+                           plan.my_path or "NaN", target.path or "NaN"]
+
+
+def write_mapping_csv(plans: Sequence[OpPlan], path: Path) -> Path:
+    """Write the mapping file through a temporary name; rows in Index order."""
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(HEADER)
+        writer.writerows(mapping_rows(sorted(plans, key=lambda plan: plan.index)))
+    os.replace(partial, path)
+    return path
