@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
+import pytest
 
 import opdiff
 from opdiff.advisor import FindingKind, advise
@@ -68,6 +69,7 @@ def test_error_injected_in_the_model_input(tmp_path):
     assert findings[0].op == "op1" and findings[0].tensor_index == "op1:input:0"
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # the overflow is the point
 def test_fp16_overflow_is_found_where_it_appears(tmp_path):
     report, fm = make_chain(tmp_path, 8, lambda i: 1e-3, overflow_at=5)
     overflow = next(f for f in advise(report, fm) if f.kind is FindingKind.OVERFLOW)
