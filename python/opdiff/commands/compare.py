@@ -36,7 +36,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--ignore-ops", action="append", default=[], metavar="PATTERN",
                         help="keep ops matching this pattern (fnmatch) out of the advisor's analysis")
     parser.add_argument("--report", default="csv", metavar="FORMATS",
-                        help="comma-separated report formats beside the console: csv (always written), json")
+                        help="comma-separated report formats beside the console: csv (always written), json, html, xlsx "
+                        "(result_<ts>.<format> beside the CSV; json and html carry the advisor's findings)")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -69,7 +70,7 @@ def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: in
     return None
 
 
-REPORT_FORMATS = ("csv", "json")
+REPORT_FORMATS = ("csv", "json", "html", "xlsx")
 
 
 def parse_report_formats(text: str) -> List[str]:
@@ -78,6 +79,23 @@ def parse_report_formats(text: str) -> List[str]:
     if unknown:
         raise ValueError(f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(REPORT_FORMATS)}")
     return formats
+
+
+def _writer(name: str):
+    """The writer of a report format beside the CSV (None for csv itself)."""
+    if name == "json":
+        from opdiff.report.json_writer import write_json_report
+
+        return write_json_report
+    if name == "html":
+        from opdiff.report.html_writer import write_html_report
+
+        return write_html_report
+    if name == "xlsx":
+        from opdiff.report.xlsx_writer import write_xlsx_report
+
+        return write_xlsx_report
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
     errors = Console(stderr=True)
     try:
         formats = parse_report_formats(args.report)
+        if "xlsx" in formats:
+            from opdiff.report.xlsx_writer import require_xlsxwriter
+
+            require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
         thresholds = [Threshold.parse(text) for text in args.fail_under]
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -122,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
     findings = []
-    if args.advisor or "json" in formats:  # the JSON report always carries the findings
+    if args.advisor or {"json", "html"} & set(formats):  # the JSON and HTML reports always carry the findings
         from opdiff.advisor import advise
 
         findings = advise(report, fusion_rule, thresholds=thresholds or DEFAULT_THRESHOLDS, ignore_ops=args.ignore_ops)
@@ -132,11 +154,12 @@ def run(args: argparse.Namespace) -> int:
 
         print_findings(findings, console)
         console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
-    if "json" in formats and report.csv_path is not None:
-        from opdiff.report.json_writer import write_json_report
-
-        path = write_json_report(report, report.csv_path.with_suffix(".json"), findings, thresholds or DEFAULT_THRESHOLDS)
-        console.print(f"json report: {path}")
+    if report.csv_path is not None:
+        for name in formats:
+            writer = _writer(name)
+            if writer is not None:
+                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, thresholds or DEFAULT_THRESHOLDS)
+                console.print(f"{name} report: {path}")
     if not report.complete:
         return EXIT_INTERRUPTED
     if thresholds and report.failing(thresholds):

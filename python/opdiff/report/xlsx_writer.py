@@ -27,6 +27,14 @@ def _cell(text: str) -> Union[str, float]:
     return value if math.isfinite(value) and not text.startswith("'") else text
 
 
+def require_xlsxwriter() -> None:
+    """ValueError with the install hint when xlsxwriter is missing (checked before a long comparison)."""
+    try:
+        import xlsxwriter  # noqa: F401
+    except ImportError:
+        raise ValueError('the xlsx report needs xlsxwriter: pip install "opdiff[xlsx]"') from None
+
+
 def sheet_names(rows: int, row_limit: int = EXCEL_MAX_ROWS) -> List[str]:
     """Names of the row sheets for `rows` rows at `row_limit` rows per sheet (header included).
 
@@ -51,10 +59,9 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), threshol
     >>> write_xlsx_report(opdiff.compare(a, b), os.path.join(d, "r.xlsx")).exists()
     True
     """
-    try:
-        import xlsxwriter
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ValueError('the xlsx report needs xlsxwriter: pip install "opdiff[xlsx]"') from None
+    require_xlsxwriter()
+    import xlsxwriter
+
     from opdiff.comparison import DEFAULT_THRESHOLDS, HIGHER_IS_BETTER
 
     if row_limit < 2:
