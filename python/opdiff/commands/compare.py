@@ -38,6 +38,19 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--report", default="csv", metavar="FORMATS",
                         help="comma-separated report formats beside the console: csv (always written), json, html, xlsx "
                         "(result_<ts>.<format> beside the CSV; json and html carry the advisor's findings)")
+    single = parser.add_argument_group("single-op detail (-op)")
+    single.add_argument("-op", "--op-name", dest="op", metavar="NAME",
+                        help="detail of one op's tensor instead of the whole network: top-N worst elements, histogram, files")
+    side = single.add_mutually_exclusive_group()
+    side.add_argument("-o", "--output-index", dest="output_index", type=int, metavar="I", help="the op's output I (default: 0)")
+    side.add_argument("-i", "--input-index", dest="input_index", type=int, metavar="I", help="the op's input I")
+    single.add_argument("-n", "--topn", type=int, default=20, metavar="N", help="worst elements listed (1..10000, default 20)")
+    single.add_argument("-ml", "--max-line", type=int, default=1_000_000, metavar="LINES",
+                        help="lines per per-element CSV chunk (10000..1000000), with --element-csv")
+    single.add_argument("--element-csv", action="store_true",
+                        help="also write one CSV line per element ({prefix}_{start}.csv; huge for big tensors)")
+    single.add_argument("--ignore_single_op_result", "--ignore-single-op-result", action="store_true",
+                        help="the reference's flag to skip the per-element CSVs; opdiff skips them unless --element-csv")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -106,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
     from opdiff.report.console import print_report
 
     errors = Console(stderr=True)
+    if args.op is not None:
+        from opdiff.commands.single_op import run_single_op
+
+        return run_single_op(args)
     try:
         formats = parse_report_formats(args.report)
         if "xlsx" in formats:
