@@ -47,6 +47,7 @@ def test_page_is_self_contained_and_carries_the_json_report(culprit_page):
     assert [f["kind"] for f in data["findings"]] == [f.kind.value for f in findings]
     first = dict(zip(data["fields"], data["rows"][1]))
     assert first["tensor_index"] == report.rows[1].tensor_index
+    assert data["strings"][first["npu_dump"]] == report.rows[1].npu_dump and first["compared"] == 1
     assert first["cosine_similarity"] == pytest.approx(report.rows[1].metrics.cosine_similarity, rel=1e-6)
 
 

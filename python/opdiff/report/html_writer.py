@@ -2,10 +2,11 @@
 JSON report client-side: the advisor's findings, a chart of cosine and max relative error along
 execution order with the thresholds, a sortable, filterable, paginated table and per-tensor detail.
 
-The data is the JSON report (json_writer.report_json) with the rows stored column-wise as arrays
-(field names once, not per row) and floats cut to 7 significant digits: a 20,000-row report stays a
-few MB and parses in milliseconds. The reference metric texts are left out (the page formats the
-numbers itself).
+The data is the JSON report (json_writer.report_json) with each row stored as an array (field names
+once, not per row), repeated strings (op names, types, dtypes) as numbers into one string table,
+booleans as 0/1 and floats cut to 7 significant digits: a 20,000-row report stays a few MB and
+parses in milliseconds. The reference metric texts are left out (the page formats the numbers
+itself).
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
           for stat in ("min", "max", "mean", "std", "nan", "pos_inf", "neg_inf"))
 
 ROW_FIELDS: Tuple[str, ...] = tuple(name for name, _ in _ROW_FIELDS)
+# Stored as positions in data["strings"]: NPUDump and GroundTruth are mostly the same name.
+STRING_FIELDS = ("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype")
+BOOL_FIELDS = ("overflow", "compared", "failing")
 
 
 def _short(value: Any) -> Any:
@@ -51,26 +55,36 @@ def _short(value: Any) -> Any:
     return float(f"{value:.7g}") if isinstance(value, float) else value
 
 
-def _flatten(row: Dict[str, Any]) -> List[Any]:
+def _flatten(row: Dict[str, Any], strings: Dict[str, int]) -> List[Any]:
     values = []
-    for _, path in _ROW_FIELDS:
+    for name, path in _ROW_FIELDS:
         value: Any = row
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
+        if name in STRING_FIELDS and value is not None:
+            value = strings.setdefault(value, len(strings))
+        elif name in BOOL_FIELDS and value is not None:
+            value = int(value)
         values.append(_short(value))
     return values
 
 
 def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
-    """The page's data: the JSON report with its rows as arrays in ROW_FIELDS order.
+    """The page's data: the JSON report with its rows as arrays in ROW_FIELDS order, the fields of
+    STRING_FIELDS as positions in ``strings``, those of BOOL_FIELDS as 0/1.
 
-    >>> data = html_data({"rows": [{"index": 3, "metrics": None}], "findings": []})
-    >>> data["fields"][0], data["rows"][0][0], len(data["rows"][0]) == len(ROW_FIELDS)
-    ('index', 3, True)
+    >>> data = html_data({"rows": [{"index": 3, "op_type": "Add", "compared": True, "metrics": None}], "findings": []})
+    >>> row = dict(zip(data["fields"], data["rows"][0]))
+    >>> row["index"], data["strings"][row["op_type"]], row["compared"], len(data["rows"][0]) == len(ROW_FIELDS)
+    (3, 'Add', 1, True)
     """
+    strings: Dict[str, int] = {}
     data = {key: value for key, value in document.items() if key != "rows"}
     data["fields"] = list(ROW_FIELDS)
-    data["rows"] = [_flatten(row) for row in document["rows"]]
+    data["string_fields"] = list(STRING_FIELDS)
+    data["bool_fields"] = list(BOOL_FIELDS)
+    data["rows"] = [_flatten(row, strings) for row in document["rows"]]
+    data["strings"] = list(strings)
     return data
 
 

@@ -6,6 +6,13 @@
   const F = {};
   data.fields.forEach((name, i) => { F[name] = i; });
   const rows = data.rows;
+  // Undo the writer's packing: string-table positions back to strings, 0/1 back to booleans.
+  const stringAt = data.string_fields.map((name) => F[name]);
+  const boolAt = data.bool_fields.map((name) => F[name]);
+  for (const r of rows) {
+    for (const f of stringAt) if (r[f] !== null) r[f] = data.strings[r[f]];
+    for (const f of boolAt) if (r[f] !== null) r[f] = r[f] === 1;
+  }
   const PAGE = 100;
   const $ = (id) => document.getElementById(id);
 
