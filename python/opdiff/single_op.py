@@ -223,8 +223,9 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
 
     >>> import numpy as np, opdiff, tempfile, os
     >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b"); os.mkdir(a); os.mkdir(b)
-    >>> _ = opdiff.write_dump(os.path.join(a, "Op.op.1.1.1700000000000001"), "op", outputs=[np.arange(6.0).reshape(2, 3)])
-    >>> _ = opdiff.write_dump(os.path.join(b, "Op.op.1.1.1700000000000001"), "op", outputs=[np.arange(6.0).reshape(2, 3) + [0, 0, 0, 0, 2, 0]])
+    >>> golden = np.arange(6.0).reshape(2, 3); mine = golden.copy(); mine[1, 1] += 2
+    >>> _ = opdiff.write_dump(os.path.join(a, "Op.op.1.1.1700000000000001"), "op", outputs=[mine])
+    >>> _ = opdiff.write_dump(os.path.join(b, "Op.op.1.1.1700000000000001"), "op", outputs=[golden])
     >>> detail = single_op_detail(a, b, "op", top=1)
     >>> detail.top_absolute[0].coords, detail.top_absolute[0].absolute
     ((1, 1, 0, 0), 2.0)

@@ -24,7 +24,7 @@ OP_TYPES = ("Conv2D", "Relu", "Add", "MatMul", "BatchNorm", "Softmax")
 
 def large_report(rows: int, *, elements: int = 256, seed: int = 0) -> Report:
     """A report of `rows` rows: outputs of ops in a chain, every 50th row without a golden partner,
-    every 997th row faulty (cosine far below 0.99)."""
+    rows 16, 1013, 2010, ... (every 997th) faulty, cosine far below 0.99."""
     rng = np.random.default_rng(seed)
     golden = rng.standard_normal((16, elements)).astype(np.float32)
     report = Report(Scenario.NPU_VS_GOLDEN, Path("my_dump"), Path("golden"), CsvColumns(my_address=True, golden_address=False))
@@ -36,7 +36,7 @@ def large_report(rows: int, *, elements: int = 256, seed: int = 0) -> Report:
             report.rows.append(CompareRow(**base, shape=(1, elements), reasons=(f"[{op}] There is no the ground truth dump file.",)))
             continue
         y = golden[i % 16]
-        error = 1e-4 * (1 + i / max(rows, 1)) * (3000.0 if i % 997 == 996 else 1.0)
+        error = 1e-4 * (1 + i / max(rows, 1)) * (3000.0 if i % 997 == 16 else 1.0)
         x = (y * (1 + error * rng.standard_normal(elements))).astype(np.float16)
         report.rows.append(CompareRow(**base, my_dtype="float16", golden_dtype="float32", shape=(1, elements),
                                       metrics=metrics(x, y)))
