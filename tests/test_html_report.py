@@ -101,6 +101,25 @@ def test_large_report_is_paginated_and_small(tmp_path):
     assert page.stat().st_size < 2500 * 500  # ~400 bytes a row: 20,000 rows stay under 10 MB
 
 
+@needs_chromium
+def test_filter_and_sort_from_the_url(tmp_path):
+    report = large_report(2500)
+    page = write_html_report(report, tmp_path / "big.html")
+    failing = report.failing()
+    dom = dump_dom(page, fragment="status=failing&sort=Cosine&order=asc").dom
+    assert attribute(dom, "row-count", "data-shown") == str(len(failing)) == str(dom.count('<tr class="row failing'))
+    shown = re.findall(r'<tr class="row [^"]*" id="row-\d+" data-row="\d+"><td class="num">\d+</td><td class="num">\d+</td>'
+                       r'<td class="">[^<]*</td><td class="">([^<]+)</td>', dom)
+    by_cosine = sorted(failing, key=lambda row: row.metrics.cosine_similarity)
+    assert shown == [row.tensor_index for row in by_cosine]
+    dom = dump_dom(page, fragment="q=softmax&sort=MaxAbsErr&order=desc").dom
+    softmax = [row for row in report.rows if "softmax" in row.tensor_index]
+    assert attribute(dom, "row-count", "data-shown") == str(len(softmax))
+    first = re.search(r'<tr class="row [^"]*" id="row-(\d+)"', dom).group(1)
+    worst = max((row for row in softmax if row.compared), key=lambda row: row.metrics.max_absolute_error)
+    assert report.rows[int(first)] is worst
+
+
 def test_cli_writes_html_beside_the_csv(tmp_path):
     make_chain(tmp_path, 3, lambda i: 1e-3)
     out = subprocess.run(

@@ -208,8 +208,8 @@
     view.page = Math.min(view.page, Math.max(0, Math.ceil(shown.length / PAGE) - 1));
     renderPage();
   }
-  function sortBy(c) {
-    view.asc = view.sortBy === c ? !view.asc : true;
+  function sortBy(c, asc) {
+    view.asc = asc !== undefined ? asc : view.sortBy === c ? !view.asc : true;
     view.sortBy = c;
     const key = COLUMNS[c][1], sign = view.asc ? 1 : -1;
     // NaN (and missing rows) sort last either way: they are neither good nor bad numbers
@@ -299,9 +299,16 @@
   function side(v, stat) {
     return ["nan", "pos_inf", "neg_inf"].includes(stat) ? fmt(v) : fmtFloat(num(v));
   }
+  // The hash is a shareable view: #row=N opens a row; #status=failing&sort=Cosine&order=desc&q=conv
+  // sets the table's filter and order.
   function followHash() {
-    const m = /^#row=(-?\d+)$/.exec(location.hash);
-    if (m) showRow(Number(m[1]));
+    const params = new URLSearchParams(location.hash.slice(1));
+    if (params.has("status")) $("status").value = params.get("status");
+    if (params.has("q")) $("filter").value = params.get("q");
+    const c = COLUMNS.findIndex(([name]) => name === params.get("sort"));
+    if (c >= 0) sortBy(c, params.get("order") !== "desc");
+    else if (params.has("status") || params.has("q")) { view.page = 0; applyView(); }
+    if (params.has("row")) showRow(Number(params.get("row")));
   }
 
   renderHeader();
