@@ -127,3 +127,14 @@ def test_element_csv_chunks_and_bad_arguments(tmp_path: Path) -> None:
                          (["-op", "add", "-n", "0"], "-n must be within"), (["-op", "add", "-ml", "5"], "max_line")):
         failed = subprocess.run(base + bad, capture_output=True, text=True, env={"COLUMNS": "300", "PATH": ""})
         assert failed.returncode == 2 and message in failed.stderr, (bad, failed.stderr)
+
+
+def test_long_op_names_get_short_file_names(tmp_path: Path) -> None:
+    from opdiff.report.single_op_files import MAPPING, write_single_op_files
+
+    name = "scope/" * 60 + "conv"
+    detail = detail_of_arrays(np.ones(4), np.ones(4), tensor_index=f"{name}:output:0")
+    written = write_single_op_files(detail, tmp_path)
+    assert all(len(path.name) < 255 for path in written) and all(path.exists() for path in written)
+    short, original = (tmp_path / MAPPING).read_text().strip().split(",")
+    assert original == detail.prefix and written[0].name == f"{short}.npy"

@@ -9,6 +9,8 @@ coordinates space-separated, a relative error that is NaN or Inf printed as ``-`
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import math
 import os
 from pathlib import Path
@@ -19,6 +21,10 @@ import numpy as np
 from opdiff.single_op import BLOCK, ElementError, SingleOpDetail, coords_of
 
 MAX_LINE_RANGE = (10_000, 1_000_000)
+# Longest prefix kept as is: the longest suffix added ("_relative_error_topn.csv") keeps names under
+# the 255 bytes most file systems allow.
+MAX_PREFIX = 200
+MAPPING = "simple_op_mapping.csv"
 
 
 def _replace(partial: Path, path: Path) -> Path:
@@ -85,6 +91,31 @@ def _element_chunk(detail: SingleOpDetail, start: int, stop: int) -> Iterable[st
             yield _line(flat, coords_of(flat, detail.shape), float(xb[k]), float(yb[k]), float(absolute[k]), float(relative[k]))
 
 
+def file_prefix(prefix: str, out: Path) -> str:
+    """`prefix`, or for a name too long for a file name a short one (start of the name plus a hash),
+    recorded as ``short,original`` in ``simple_op_mapping.csv``.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> file_prefix("conv1_output_0", out), len(file_prefix("x" * 300, out)), (out / MAPPING).exists()
+    ('conv1_output_0', 117, True)
+    """
+    if len(prefix.encode("utf-8")) <= MAX_PREFIX:
+        return prefix
+    short = f"{prefix[:100]}_{hashlib.sha1(prefix.encode('utf-8')).hexdigest()[:16]}"
+    mapping = out / MAPPING
+    rows = []
+    if mapping.exists():
+        with open(mapping, newline="", encoding="utf-8") as handle:
+            rows = [row for row in csv.reader(handle) if row and row[0] != short]
+    rows.append([short, prefix])
+    partial = mapping.with_name(mapping.name + ".partial")
+    with open(partial, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    os.replace(partial, mapping)
+    return short
+
+
 def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: bool = False, max_line: int = 1_000_000) -> List[Path]:
     """Write the detail's files into `out`; returns their paths (the .npy first).
 
@@ -98,7 +129,7 @@ def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: boo
         raise ValueError(f"max_line must be within {MAX_LINE_RANGE[0]}..{MAX_LINE_RANGE[1]}, got {max_line}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    prefix = detail.prefix
+    prefix = file_prefix(detail.prefix, out)
     npy = out / f"{prefix}.npy"
     partial = out / f"{prefix}.npy.partial"
     with open(partial, "wb") as handle:
