@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "opdiff.commands.convert",
     "opdiff.commands.info",
     "opdiff.commands.graph",
+    "opdiff.commands.overflow",
 )
 
 

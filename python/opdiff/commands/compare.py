@@ -38,7 +38,21 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("-map", "--map", action="store_true",
                         help="only write mapping_<timestamp>.csv: which files each tensor is compared with (needs -f or -q)")
     parser.add_argument("--report", default="csv", metavar="FORMATS",
-                        help="comma-separated report formats beside the console: csv (always written), json")
+                        help="comma-separated report formats beside the console: csv (always written), json, html, xlsx "
+                        "(result_<ts>.<format> beside the CSV; json and html carry the advisor's findings)")
+    single = parser.add_argument_group("single-op detail (-op)")
+    single.add_argument("-op", "--op-name", dest="op", metavar="NAME",
+                        help="detail of one op's tensor instead of the whole network: top-N worst elements, histogram, files")
+    side = single.add_mutually_exclusive_group()
+    side.add_argument("-o", "--output-index", dest="output_index", type=int, metavar="I", help="the op's output I (default: 0)")
+    side.add_argument("-i", "--input-index", dest="input_index", type=int, metavar="I", help="the op's input I")
+    single.add_argument("-n", "--topn", type=int, default=20, metavar="N", help="worst elements listed (1..10000, default 20)")
+    single.add_argument("-ml", "--max-line", type=int, default=1_000_000, metavar="LINES",
+                        help="lines per per-element CSV chunk (10000..1000000), with --element-csv")
+    single.add_argument("--element-csv", action="store_true",
+                        help="also write one CSV line per element ({prefix}_{start}.csv; huge for big tensors)")
+    single.add_argument("--ignore_single_op_result", "--ignore-single-op-result", action="store_true",
+                        help="the reference's flag to skip the per-element CSVs; opdiff skips them unless --element-csv")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -71,7 +85,7 @@ def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: in
     return None
 
 
-REPORT_FORMATS = ("csv", "json")
+REPORT_FORMATS = ("csv", "json", "html", "xlsx")
 
 
 def parse_report_formats(text: str) -> List[str]:
@@ -82,6 +96,23 @@ def parse_report_formats(text: str) -> List[str]:
     return formats
 
 
+def _writer(name: str):
+    """The writer of a report format beside the CSV (None for csv itself)."""
+    if name == "json":
+        from opdiff.report.json_writer import write_json_report
+
+        return write_json_report
+    if name == "html":
+        from opdiff.report.html_writer import write_html_report
+
+        return write_html_report
+    if name == "xlsx":
+        from opdiff.report.xlsx_writer import write_xlsx_report
+
+        return write_xlsx_report
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -90,8 +121,16 @@ def run(args: argparse.Namespace) -> int:
     from opdiff.report.console import print_report
 
     errors = Console(stderr=True)
+    if args.op is not None:
+        from opdiff.commands.single_op import run_single_op
+
+        return run_single_op(args)
     try:
         formats = parse_report_formats(args.report)
+        if "xlsx" in formats:
+            from opdiff.report.xlsx_writer import require_xlsxwriter
+
+            require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
         thresholds = [Threshold.parse(text) for text in args.fail_under]
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -126,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
     findings = []
-    if args.advisor or "json" in formats:  # the JSON report always carries the findings
+    if args.advisor or {"json", "html"} & set(formats):  # the JSON and HTML reports always carry the findings
         from opdiff.advisor import advise
 
         findings = advise(report, fusion_rule, thresholds=thresholds or DEFAULT_THRESHOLDS, ignore_ops=args.ignore_ops)
@@ -136,11 +175,12 @@ def run(args: argparse.Namespace) -> int:
 
         print_findings(findings, console)
         console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
-    if "json" in formats and report.csv_path is not None:
-        from opdiff.report.json_writer import write_json_report
-
-        path = write_json_report(report, report.csv_path.with_suffix(".json"), findings, thresholds or DEFAULT_THRESHOLDS)
-        console.print(f"json report: {path}")
+    if report.csv_path is not None:
+        for name in formats:
+            writer = _writer(name)
+            if writer is not None:
+                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, thresholds or DEFAULT_THRESHOLDS)
+                console.print(f"{name} report: {path}")
     if not report.complete:
         return EXIT_INTERRUPTED
     if thresholds and report.failing(thresholds):

@@ -1,0 +1,85 @@
+"""How big the HTML report of a large comparison is and how fast it opens in headless Chromium.
+
+    python bench/bench_html_report.py [--rows 1000 20000] [--repeats 3]
+
+For each size: the file size, the time to write it, and over `repeats` loads in a fresh headless
+Chromium the in-page render time (navigation start until the table, chart and findings are drawn,
+performance.now()) and the wall time of the whole browser process: start-up, load, render and the
+--dump-dom serialisation of the page (the embedded data included, which is most of the difference
+for big pages). A second wall time takes a screenshot instead (load, render, paint; nothing
+serialised), and beside it the same minus a blank page's: what the report itself costs to open. The target of issue 6: a 20,000-row report
+opens in under 3 s and stays under 10 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from opdiff.advisor import advise
+from opdiff.report.html_writer import write_html_report
+from opdiff.testing.chromium import dump_dom, find_chromium, screenshot
+from opdiff.testing.large_report import large_report
+
+
+def _shot_seconds(page: Path, folder: Path) -> float:
+    start = time.perf_counter()
+    screenshot(page, folder / "shot.png", window=(1400, 1000), timeout=120)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1000, 20000])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    console = Console(width=160)
+    chromium = find_chromium()
+    if chromium is None:
+        console.print("[red]no chromium binary found[/] (apt-get install chromium)")
+        return 2
+    table = Table(title=f"HTML report: size and load time in headless Chromium ({chromium})")
+    for column in ("rows", "size MB", "write s", "render ms (median)", "render ms (max)", "dump-dom wall s (median)",
+                   "dump-dom wall s (max)", "screenshot wall s (median)", "over blank s", "rows shown"):
+        table.add_column(column, justify="right")
+    with tempfile.TemporaryDirectory(prefix="html-report-bench-") as folder:
+        blank = Path(folder) / "blank.html"
+        blank.write_text("<!DOCTYPE html><title>blank</title><p>blank</p>", encoding="utf-8")
+        blank_walls = [dump_dom(blank).seconds for _ in range(args.repeats)]
+        blank_shot = statistics.median(_shot_seconds(blank, Path(folder)) for _ in range(args.repeats))
+        table.add_row("blank page", "0.00", "", "", "", f"{statistics.median(blank_walls):.2f}", f"{max(blank_walls):.2f}",
+                      f"{blank_shot:.2f}", "", "")
+        for rows in args.rows:
+            report = large_report(rows)
+            findings = advise(report)
+            start = time.perf_counter()
+            page = write_html_report(report, Path(folder) / f"r{rows}.html", findings)
+            write_s = time.perf_counter() - start
+            renders, walls, shown = [], [], ""
+            for _ in range(args.repeats):
+                load = dump_dom(page, timeout=120)
+                found = re.search(r'data-render-ms="([0-9.]+)"', load.dom)
+                if found is None or 'data-ready="1"' not in load.dom:
+                    console.print(f"[red]the page of {rows} rows did not finish rendering[/]")
+                    return 1
+                renders.append(float(found.group(1)))
+                walls.append(load.seconds)
+                shown = re.search(r'id="row-count"[^>]*>([^<]*)<', load.dom).group(1)  # type: ignore[union-attr]
+            shot = statistics.median(_shot_seconds(page, Path(folder)) for _ in range(args.repeats))
+            table.add_row(str(rows), f"{page.stat().st_size / 1e6:.2f}", f"{write_s:.2f}", f"{statistics.median(renders):.0f}",
+                          f"{max(renders):.0f}", f"{statistics.median(walls):.2f}", f"{max(walls):.2f}", f"{shot:.2f}",
+                          f"{shot - blank_shot:.2f}", shown)
+    console.print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

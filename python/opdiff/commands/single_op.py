@@ -1,0 +1,44 @@
+"""`opdiff compare ... -op NAME [-o I | -i I] [-n TOPN]`: the detail of one op's tensor."""
+
+from __future__ import annotations
+
+import argparse
+
+EXIT_OK, EXIT_BAD_INPUT = 0, 2
+TOPN_RANGE = (1, 10_000)
+
+
+def run_single_op(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from opdiff.dumps import DumpFormatError
+    from opdiff.graph import GraphFormatError, read_graph
+    from opdiff.report.single_op_console import print_single_op
+    from opdiff.report.single_op_files import write_single_op_files
+    from opdiff.single_op import single_op_detail
+
+    errors = Console(stderr=True)
+    role, index = ("input", args.input_index) if args.input_index is not None else ("output", args.output_index or 0)
+    try:
+        if not TOPN_RANGE[0] <= args.topn <= TOPN_RANGE[1]:
+            raise ValueError(f"-n must be within {TOPN_RANGE[0]}..{TOPN_RANGE[1]}, got {args.topn}")
+        if args.close_fusion_rule_file and not args.fusion_rule_file:
+            raise ValueError("-cf needs -f (the fusion-on model)")
+        detail = single_op_detail(
+            args.my_dump_path, args.golden_dump_path, args.op, role=role, index=index, top=args.topn,
+            fusion_rule=read_graph(args.fusion_rule_file) if args.fusion_rule_file else None,
+            close_fusion_rule=read_graph(args.close_fusion_rule_file) if args.close_fusion_rule_file else None,
+            quant_fusion_rule=read_graph(args.quant_fusion_rule_file) if args.quant_fusion_rule_file else None,
+            step=args.step,
+        )
+        args.output.mkdir(parents=True, exist_ok=True, mode=0o700)
+        written = write_single_op_files(detail, args.output, element_csv=args.element_csv and not args.ignore_single_op_result,
+                                        max_line=args.max_line)
+    except (ValueError, OSError, DumpFormatError, GraphFormatError) as error:
+        errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        return EXIT_BAD_INPUT
+    console = Console()
+    print_single_op(detail, console)
+    for path in written:
+        console.print(f"wrote {path}", highlight=False)
+    return EXIT_OK

@@ -1,0 +1,134 @@
+"""The HTML report: one self-contained file (inline CSS and JS, no network access) that renders the
+JSON report client-side: the advisor's findings, a chart of cosine and max relative error along
+execution order with the thresholds, a sortable, filterable, paginated table and per-tensor detail.
+
+The data is the JSON report (json_writer.report_json) with each row stored as an array (field names
+once, not per row), repeated strings (op names, types, dtypes) as numbers into one string table,
+booleans as 0/1 and floats cut to 7 significant digits: a 20,000-row report stays a few MB and
+parses in milliseconds. The reference metric texts are left out (the page formats the numbers
+itself).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from opdiff.report.json_writer import report_json
+
+ASSETS = Path(__file__).parent / "html"
+
+# Flattened row fields, in the order the page's arrays hold them: (name, path in the JSON row).
+_ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    ("index", ("index",)), ("op_sequence", ("op_sequence",)), ("op_type", ("op_type",)),
+    ("npu_dump", ("npu_dump",)), ("ground_truth", ("ground_truth",)), ("tensor_index", ("tensor_index",)),
+    ("my_dtype", ("my_dtype",)), ("my_address", ("my_address",)), ("golden_dtype", ("golden_dtype",)),
+    ("golden_address", ("golden_address",)), ("shape", ("shape",)), ("overflow", ("overflow",)),
+    ("compared", ("compared",)), ("failing", ("failing",)), ("reasons", ("reasons",)),
+    ("count", ("metrics", "count")),
+    ("cosine_similarity", ("metrics", "cosine_similarity")),
+    ("max_absolute_error", ("metrics", "max_absolute_error")),
+    ("accumulated_relative_error", ("metrics", "accumulated_relative_error")),
+    ("relative_euclidean_distance", ("metrics", "relative_euclidean_distance")),
+    ("kullback_leibler_divergence", ("metrics", "kullback_leibler_divergence")),
+    ("mean_absolute_error", ("metrics", "mean_absolute_error")),
+    ("root_mean_square_error", ("metrics", "root_mean_square_error")),
+    ("max_relative_error", ("metrics", "max_relative_error")),
+    ("mean_relative_error", ("metrics", "mean_relative_error")),
+    ("max_absolute_error_index", ("metrics", "max_absolute_error_index")),
+    ("max_relative_error_index", ("metrics", "max_relative_error_index")),
+    ("sqnr_db", ("metrics", "sqnr_db")), ("allclose_fraction", ("metrics", "allclose_fraction")),
+    ("notes", ("metrics", "notes")),
+) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y")
+          for stat in ("min", "max", "mean", "std", "nan", "pos_inf", "neg_inf"))
+
+ROW_FIELDS: Tuple[str, ...] = tuple(name for name, _ in _ROW_FIELDS)
+# Stored as positions in data["strings"]: NPUDump and GroundTruth are mostly the same name.
+STRING_FIELDS = ("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype")
+BOOL_FIELDS = ("overflow", "compared", "failing")
+
+
+def _short(value: Any) -> Any:
+    # 7 significant digits keep every float32 distinction a person reads and halve the text.
+    return float(f"{value:.7g}") if isinstance(value, float) else value
+
+
+def _flatten(row: Dict[str, Any], strings: Dict[str, int]) -> List[Any]:
+    values = []
+    for name, path in _ROW_FIELDS:
+        value: Any = row
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if name in STRING_FIELDS and value is not None:
+            value = strings.setdefault(value, len(strings))
+        elif name in BOOL_FIELDS and value is not None:
+            value = int(value)
+        values.append(_short(value))
+    return values
+
+
+def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
+    """The page's data: the JSON report with its rows as arrays in ROW_FIELDS order, the fields of
+    STRING_FIELDS as positions in ``strings``, those of BOOL_FIELDS as 0/1.
+
+    >>> data = html_data({"rows": [{"index": 3, "op_type": "Add", "compared": True, "metrics": None}], "findings": []})
+    >>> row = dict(zip(data["fields"], data["rows"][0]))
+    >>> row["index"], data["strings"][row["op_type"]], row["compared"], len(data["rows"][0]) == len(ROW_FIELDS)
+    (3, 'Add', 1, True)
+    """
+    strings: Dict[str, int] = {}
+    data = {key: value for key, value in document.items() if key != "rows"}
+    data["fields"] = list(ROW_FIELDS)
+    data["string_fields"] = list(STRING_FIELDS)
+    data["bool_fields"] = list(BOOL_FIELDS)
+    data["rows"] = [_flatten(row, strings) for row in document["rows"]]
+    data["strings"] = list(strings)
+    return data
+
+
+def _script_json(data: Dict[str, Any]) -> str:
+    text = json.dumps(data, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
+    # Inside <script>, "</" could end the element early; "<!--" could open a comment state.
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def render_html(document: Dict[str, Any]) -> str:
+    """The whole page for a JSON report document (json_writer.report_json)."""
+    template = (ASSETS / "report.html").read_text(encoding="utf-8")
+    title = f"opdiff report: {Path(str(document.get('my', ''))).name or 'comparison'}"
+    parts = {
+        "/*OPDIFF_CSS*/": (ASSETS / "report.css").read_text(encoding="utf-8"),
+        "/*OPDIFF_JS*/": (ASSETS / "report.js").read_text(encoding="utf-8"),
+        "/*OPDIFF_DATA*/": _script_json(html_data(document)),
+        "OPDIFF_TITLE": title.replace("&", "&amp;").replace("<", "&lt;"),
+    }
+    for marker, text in parts.items():
+        head, found, tail = template.partition(marker)
+        assert found, f"report.html lacks {marker}"
+        template = head + text + tail  # partition, not replace: the data may contain a marker's text
+    return template
+
+
+def write_html_report(report, path: Path, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None) -> Path:
+    """Write the HTML report of a Report (and the advisor's findings) through a temporary name.
+
+    >>> import numpy as np, opdiff, tempfile, os
+    >>> from opdiff.advisor import advise
+    >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b")
+    >>> os.mkdir(a); os.mkdir(b)
+    >>> for side, scale in ((a, 1.0), (b, 1.01)):
+    ...     _ = opdiff.write_dump(os.path.join(side, "Op.op.1.1.1700000000000001"), "op",
+    ...                           outputs=[np.arange(8, dtype=np.float32) * scale])
+    >>> report = opdiff.compare(a, b)
+    >>> page = write_html_report(report, os.path.join(d, "r.html"), advise(report))
+    >>> text = page.read_text()
+    >>> "<canvas" in text and "<link" not in text and 'src="http' not in text
+    True
+    """
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(render_html(report_json(report, findings, thresholds)), encoding="utf-8")
+    os.replace(partial, path)
+    return path
