@@ -70,7 +70,7 @@ def _overflow(tensor: DumpTensor, metrics: Metrics) -> Optional[bool]:
     return bool(x.pos_inf or x.neg_inf or max(abs(x.min), abs(x.max)) >= FP16_OVERFLOW)
 
 
-def _views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget):
+def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget):
     """The two layout views to compare. Against a golden file, my tensor is laid out in the golden's
     format and shape (padding removed); NPU against NPU, each side in its own logical layout."""
     golden_view = theirs.view()
@@ -172,7 +172,7 @@ class Engine:
                 plan, tensor_index, reasons=(f"[{plan.op_name}] The data type {unsupported.data_type_name} is not supported.",), **base
             )
         try:
-            my_view, golden_view = _views(plan.positional_partner is not None, mine, theirs, target)
+            my_view, golden_view = layout_views(plan.positional_partner is not None, mine, theirs, target)
             if my_view.count != golden_view.count:
                 raise ValueError(
                     f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"

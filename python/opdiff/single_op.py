@@ -230,15 +230,13 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     >>> detail.top_absolute[0].coords, detail.top_absolute[0].absolute
     ((1, 1, 0, 0), 2.0)
     """
-    from opdiff.comparison import _index_side, _rule, plan_comparison
-    from opdiff.engine import _views
+    from opdiff.comparison import plan as plan_ops
+    from opdiff.engine import layout_views
 
     if role not in ("input", "output"):
         raise ValueError(f"role must be input or output, got {role!r}")
-    has_rule = fusion_rule is not None or quant_fusion_rule is not None
-    my_index = _index_side(my, step, has_rule)
-    golden_index = _index_side(golden, step, has_rule)
-    _, plans = plan_comparison(my_index, golden_index, _rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule))
+    _, plans, my_index, _ = plan_ops(my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule,
+                                     quant_fusion_rule=quant_fusion_rule, step=step)
     plan = next((p for p in plans if _matches(p, op)), None)
     if plan is None:
         raise ValueError(f"no op {op!r} in the comparison (looked at {len(plans)} ops of {my_index.folder})")
@@ -254,7 +252,7 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     theirs = read_dump(target.path).tensor(target.role, target.index)
     if tensors[index].dtype is None or theirs.dtype is None:
         raise ValueError(f"{op}:{role}:{index}: a data type opdiff cannot decode")
-    my_view, golden_view = _views(plan.positional_partner is not None, tensors[index], theirs, target)
+    my_view, golden_view = layout_views(plan.positional_partner is not None, tensors[index], theirs, target)
     if my_view.count != golden_view.count:
         raise ValueError(f"{op}:{role}:{index}: shapes differ ({list(my_view.shape)} vs {list(golden_view.shape)})")
     metrics = tensor_metrics(my_view, golden_view)
