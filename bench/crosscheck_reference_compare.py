@@ -26,7 +26,7 @@ from rich.table import Table
 
 from side_by_side.cases import Case, all_cases
 from side_by_side.csv_diff import Agreement, CsvDiff, diff_csvs
-from side_by_side.explanations import explain
+from side_by_side.explanations import explain, explain_row
 from side_by_side.measure import run_measured
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
 
@@ -53,12 +53,12 @@ def print_differences(console: Console, label: str, diff: CsvDiff) -> int:
     if not diff.same_columns:
         unexplained += 1
         table.add_row("header", "", " | ".join(diff.header_ours), " | ".join(diff.header_theirs), "different", "[red]unexplained[/]")
-    for key in diff.only_ours:
-        unexplained += 1
-        table.add_row(", ".join(key[:2] + key[3:4]), "(row)", "present", "missing", "different", "[red]unexplained[/]")
-    for key in diff.only_theirs:
-        unexplained += 1
-        table.add_row(", ".join(key[:2] + key[3:4]), "(row)", "missing", "present", "different", "[red]unexplained[/]")
+    for ours_only, rows in ((True, diff.only_ours), (False, diff.only_theirs)):
+        for key, row in rows:
+            why = explain_row(ours_only, row)
+            unexplained += why is None
+            table.add_row(", ".join(key[:2] + key[3:4]), "(row)", "present" if ours_only else "missing",
+                          "missing" if ours_only else "present", "[yellow]different[/]", why or "[red]unexplained[/]")
     if diff.order_differs:
         unexplained += 1
         table.add_row("(all)", "(row order)", "", "", "different", "[red]unexplained[/]")

@@ -42,6 +42,8 @@ class CellDifference:
     ours: str
     theirs: str
     agreement: Agreement
+    row_ours: Dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    row_theirs: Dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass
@@ -51,8 +53,8 @@ class CsvDiff:
     rows_ours: int = 0
     rows_theirs: int = 0
     matched_rows: int = 0
-    only_ours: List[RowKey] = field(default_factory=list)
-    only_theirs: List[RowKey] = field(default_factory=list)
+    only_ours: List[Tuple[RowKey, Dict[str, str]]] = field(default_factory=list)
+    only_theirs: List[Tuple[RowKey, Dict[str, str]]] = field(default_factory=list)
     order_differs: bool = False
     cells: Counter = field(default_factory=Counter)  # Agreement -> count, over compared cells
     differences: List[CellDifference] = field(default_factory=list)  # WITHIN_TOLERANCE and DIFFERENT
@@ -134,8 +136,8 @@ def diff_csvs(ours: Path, theirs: Path) -> CsvDiff:
     keyed_ours, keyed_theirs = _keyed(rows_ours), _keyed(rows_theirs)
     theirs_by_key = dict(keyed_theirs)
     ours_keys = {key for key, _ in keyed_ours}
-    result.only_ours = [key for key, _ in keyed_ours if key not in theirs_by_key]
-    result.only_theirs = [key for key, _ in keyed_theirs if key not in ours_keys]
+    result.only_ours = [(key, row) for key, row in keyed_ours if key not in theirs_by_key]
+    result.only_theirs = [(key, row) for key, row in keyed_theirs if key not in ours_keys]
     common_ours = [key for key, _ in keyed_ours if key in theirs_by_key]
     common_theirs = [key for key, _ in keyed_theirs if key in ours_keys]
     result.order_differs = common_ours != common_theirs
@@ -153,5 +155,5 @@ def diff_csvs(ours: Path, theirs: Path) -> CsvDiff:
                 agreement = Agreement.IDENTICAL if a == b else Agreement.DIFFERENT
             result.cells[agreement] += 1
             if agreement is not Agreement.IDENTICAL:
-                result.differences.append(CellDifference(key, column, a, b, agreement))
+                result.differences.append(CellDifference(key, column, a, b, agreement, row, other))
     return result

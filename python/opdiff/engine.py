@@ -10,12 +10,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
-from opdiff._metrics import ALGORITHMS, Metrics
-from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics
+from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats
+from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics, tensor_stats
 from opdiff.match import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
 
 FP16_OVERFLOW = 65504.0
+NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
 
 
 @dataclass(frozen=True)
@@ -61,12 +62,49 @@ def _dtype_name(tensor: DumpTensor) -> str:
     return tensor.dtype or tensor.data_type_name
 
 
-def _overflow(tensor: DumpTensor, metrics: Metrics) -> Optional[bool]:
+def _overflow(tensor: DumpTensor, stats: SideStats) -> Optional[bool]:
     """fp16 overflow as the reference detects it: max |x| >= 65504 (Inf counts, NaN alone does not)."""
     if tensor.dtype != "float16":
         return None
-    x = metrics.x
-    return bool(x.pos_inf or x.neg_inf or max(abs(x.min), abs(x.max)) >= FP16_OVERFLOW)
+    return bool(stats.pos_inf or stats.neg_inf or max(abs(stats.min), abs(stats.max)) >= FP16_OVERFLOW)
+
+
+def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_path: str) -> Tuple[str, ...]:
+    """The notes of a compared pair in the reference's words: cosine and KL messages only when
+    those metrics were asked for, the all-zero side named by its file; two all-zero sides need no
+    message (the cosine cell's literal 1.0 says it)."""
+    reasons = []
+    for note in metrics.notes:
+        if note in (Note.BOTH_ZERO, Note.KL_SKIPPED):
+            continue
+        if note in (Note.SCALAR, Note.MY_ZERO, Note.GOLDEN_ZERO) and "CosineSimilarity" not in algorithms:
+            continue
+        if note is Note.KL_GOLDEN_ZERO and "KullbackLeiblerDivergence" not in algorithms:
+            continue
+        if note is Note.MY_ZERO:
+            reasons.append(f"Cannot compare by Cosine Similarity. All the data is zero in {my_path}.")
+        elif note is Note.GOLDEN_ZERO:
+            reasons.append(f"Cannot compare by Cosine Similarity. All the data is zero in {golden_path}.")
+        else:
+            reasons.append(note.value)
+    return tuple(reasons)
+
+
+def _is_scalar_shape(shape: Sequence[int]) -> bool:
+    """The reference's "scalar" shape type: the dims sum to their count ([], [1], [1, 1], also [2, 0])."""
+    return sum(shape) == len(shape)
+
+
+def _reference_shape(positional: bool, mine: DumpTensor, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
+    """The Shape the reference prints, when it is not the compared logical shape: NPU vs NPU the
+    stored dump shape; against a golden in ND (or for a scalar-shaped tensor) the flat length,
+    since it then compares without converting the layout (§4.4), except from FRACTAL_NZ/NDC1HWC0."""
+    if positional:
+        return tuple(mine.shape)
+    golden_nd = target.format in (None, "", "ND") and mine.format_name not in NZ_LIKE
+    if golden_nd or _is_scalar_shape(mine.shape):
+        return (count,)
+    return None
 
 
 def _views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget):
@@ -114,7 +152,7 @@ class Engine:
         return rows
 
     def _tensor_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget) -> CompareRow:
-        base = dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape)
+        base = dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape, overflow=self._lone_overflow(mine))
         if target.path is None:
             return self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **base)
         try:
@@ -126,8 +164,9 @@ class Engine:
             return self._row(
                 plan, tensor_index, reasons=(f"[{plan.op_name}] The data type {unsupported.data_type_name} is not supported.",), **base
             )
+        positional = plan.positional_partner is not None
         try:
-            my_view, golden_view = _views(plan.positional_partner is not None, mine, theirs, target)
+            my_view, golden_view = _views(positional, mine, theirs, target)
             if my_view.count != golden_view.count:
                 raise ValueError(
                     f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
@@ -147,11 +186,21 @@ class Engine:
             golden_dtype=_dtype_name(theirs),
             golden_address=str(theirs.address),
             shape=tuple(my_view.shape),
+            reference_shape=_reference_shape(positional, mine, target, my_view.count),
             op_sequence=plan.op_sequence,
-            overflow=_overflow(mine, metrics) if self.options.overflow_detection else None,
+            overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
             metrics=metrics,
-            reasons=tuple(note.value for note in metrics.notes),
+            reasons=_reasons(metrics, self.options.algorithms, plan.my_path or "", target.path),
         )
+
+    def _lone_overflow(self, mine: DumpTensor) -> Optional[bool]:
+        """Overflow of a tensor that has no partner: the reference still checks my side."""
+        if not self.options.overflow_detection or mine.dtype != "float16":
+            return None
+        try:
+            return _overflow(mine, tensor_stats(mine.view(as_stored=True), threads=1))
+        except (DumpFormatError, ValueError, OSError):
+            return None
 
     @staticmethod
     def _row(plan: OpPlan, tensor_index: str, reasons: Tuple[str, ...], **fields: object) -> CompareRow:

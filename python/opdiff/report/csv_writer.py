@@ -74,7 +74,8 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     if columns.golden_address:
         cells.append(_text(row.golden_address))
     cells.append(row.tensor_index)
-    cells.append(_text(None if row.shape is None else "[" + ",".join(str(d) for d in row.shape) + "]"))
+    shape = row.reference_shape if row.reference_shape is not None else row.shape
+    cells.append(_text(None if shape is None else "[" + ",".join(str(d) for d in shape) + "]"))
     if columns.overflow:
         cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
     for name in columns.algorithms:
