@@ -4,6 +4,7 @@ on a thread pool with dynamic scheduling and rows come out in plan (Index) order
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -30,29 +31,41 @@ class EngineOptions:
 
 class FileCache:
     """Recently opened partner files, so a golden output feeding several consumers is opened once.
-    Thread-safe; a file that cannot be read is remembered with its error."""
+    Thread-safe; a file that cannot be read is remembered with its error.
 
-    def __init__(self, capacity: int = 256) -> None:
+    An open file keeps its mapping, and every page a comparison touched stays resident until the
+    file is closed: the cache therefore holds at most `budget_bytes` of files (default 64 MiB) and
+    never a file larger than that. Reopening a big file costs a header parse; the bytes come back
+    from the page cache."""
+
+    def __init__(self, capacity: int = 256, budget_bytes: int = 64 << 20) -> None:
         self._capacity = capacity
-        self._files: "OrderedDict[str, object]" = OrderedDict()
+        self._budget = budget_bytes
+        self._files: "OrderedDict[str, Tuple[object, int]]" = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, path: str) -> DumpFile:
         with self._lock:
             if path in self._files:
                 self._files.move_to_end(path)
-                found = self._files[path]
+                found = self._files[path][0]
                 if isinstance(found, Exception):
                     raise found
                 return found  # type: ignore[return-value]
         try:
             opened: object = read_dump(path)
+            size = os.path.getsize(path)
         except (DumpFormatError, OSError) as error:
-            opened = error
-        with self._lock:
-            self._files[path] = opened
-            while len(self._files) > self._capacity:
-                self._files.popitem(last=False)
+            opened, size = error, 0
+        if size <= self._budget:
+            with self._lock:
+                if path not in self._files:
+                    self._files[path] = (opened, size)
+                    self._bytes += size
+                while len(self._files) > self._capacity or self._bytes > self._budget:
+                    _, (_, dropped) = self._files.popitem(last=False)
+                    self._bytes -= dropped
         if isinstance(opened, Exception):
             raise opened
         return opened  # type: ignore[return-value]
