@@ -21,6 +21,7 @@ the end unless --keep.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -68,12 +69,12 @@ def run_case(data: DataSet, tool: Optional[ReferenceTool], out: Path, repeats: i
             console.print(f"[red]opdiff failed on {data.name}[/]\n{stats.tail}")
         if best is None or stats.wall_s < best.wall_s:
             best = stats
-        console.print(f"  opdiff {data.name}: {stats.wall_s:.2f} s, tree RSS {stats.peak_rss_tree / 1e6:.0f} MB")
+        console.print(f"  opdiff {data.name}: {stats.wall_s:.2f} s wall, {stats.cpu_s:.2f} s CPU, tree RSS {stats.peak_rss_tree / 1e6:.0f} MB")
     assert best is not None
     theirs = agrees = None
     if tool is not None:
         theirs = run_measured(tool.compare_command(data.my, data.golden, out / "reference", data.rule), env=tool.environment())
-        console.print(f"  reference {data.name}: {theirs.wall_s:.2f} s (exit {theirs.exit_code})")
+        console.print(f"  reference {data.name}: {theirs.wall_s:.2f} s wall, {theirs.cpu_s:.2f} s CPU (exit {theirs.exit_code})")
         ours_csv, theirs_csv = result_csv(out / "opdiff-0"), result_csv(out / "reference")
         if ours_csv and theirs_csv:
             agrees = diff_csvs(ours_csv, theirs_csv).agrees
@@ -82,18 +83,19 @@ def run_case(data: DataSet, tool: Optional[ReferenceTool], out: Path, repeats: i
 
 def table(outcomes: List[Outcome]) -> Table:
     t = Table(title="opdiff compare vs msaccucmp compare (page cache warm)")
-    for column in ("case", "tensor pairs", "dump + golden", "tool", "wall", "throughput", "peak RSS tree",
-                   "largest proc", "speed-up", "target", "CSVs agree"):
+    for column in ("case", "tensor pairs", "dump + golden", "tool", "wall", "CPU", "throughput", "peak RSS tree",
+                   "largest proc", "speed-up wall", "speed-up CPU", "target", "CSVs agree"):
         t.add_column(column, justify="right" if column not in ("case", "tool") else "left")
     for o in outcomes:
         size = f"{o.data.total_bytes / MIB:,.0f} MiB"
         key = o.data.name.split()[0].strip("()")
         runs = [("opdiff", o.ours)] + ([("msaccucmp", o.theirs)] if o.theirs else [])
         for tool_name, stats in runs:
-            speedup = target = ""
+            speedup = speedup_cpu = target = ""
             if tool_name == "opdiff" and o.theirs:
                 ratio = o.theirs.wall_s / o.ours.wall_s
                 speedup = f"{ratio:.1f}x"
+                speedup_cpu = f"{o.theirs.cpu_s / o.ours.cpu_s:.1f}x"
                 if key in TARGETS:
                     ok = ratio >= TARGETS[key]
                     target = f"[{'green' if ok else 'red'}]>= {TARGETS[key]:.0f}x[/]"
@@ -101,9 +103,9 @@ def table(outcomes: List[Outcome]) -> Table:
                 ok = stats.peak_rss_tree < RSS_TARGET
                 target = f"[{'green' if ok else 'red'}]RSS < 256 MB[/]"
             agree = "" if o.csv_agrees is None or tool_name != "opdiff" else ("yes" if o.csv_agrees else "[yellow]no[/]")
-            t.add_row(o.data.name, str(o.data.tensors), size, tool_name, f"{stats.wall_s:.2f} s",
+            t.add_row(o.data.name, str(o.data.tensors), size, tool_name, f"{stats.wall_s:.2f} s", f"{stats.cpu_s:.2f} s",
                       f"{o.data.total_bytes / MIB / stats.wall_s:,.0f} MiB/s", f"{stats.peak_rss_tree / 1e6:,.0f} MB",
-                      f"{stats.peak_rss_largest / 1e6:,.0f} MB", speedup, target, agree)
+                      f"{stats.peak_rss_largest / 1e6:,.0f} MB", speedup, speedup_cpu, target, agree)
     return t
 
 
@@ -141,6 +143,9 @@ def main() -> int:
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)  # /tmp is shared: one data set at a time
         console.print(table(outcomes))
+        console.print("speed-up wall = reference wall / opdiff wall; speed-up CPU = the same on user+system CPU time "
+                      "(less sensitive to other jobs on a shared machine). Load average during the run: "
+                      + " ".join(f"{v:.1f}" for v in os.getloadavg()))
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

@@ -21,6 +21,7 @@ class RunStats:
     wall_s: float
     peak_rss_tree: int  # bytes: largest sum of RSS over the process and its descendants, sampled
     peak_rss_largest: int  # bytes: ru_maxrss of the largest process (from wait4, exact)
+    cpu_s: float  # user + system CPU time of the process and its waited-for descendants
     output: str  # stdout and stderr, merged
 
     @property
@@ -102,4 +103,5 @@ def run_measured(command: Sequence[str], *, env: Optional[Dict[str, str]] = None
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
     log.unlink()
-    return RunStats(tuple(command), process.returncode, wall, sampler.peak, usage.ru_maxrss * 1024, text)
+    cpu = usage.ru_utime + usage.ru_stime
+    return RunStats(tuple(command), process.returncode, wall, sampler.peak, usage.ru_maxrss * 1024, cpu, text)

@@ -136,10 +136,14 @@ class Engine:
         self.options = options
         self.files = FileCache()
         self._kl = "KullbackLeiblerDivergence" in options.algorithms
+        self._pair_threads = 1  # threads inside one pair; more when there are fewer plans than cores
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
         """Rows of every plan, in plan order, computed concurrently."""
-        workers = self.options.threads or None
+        workers = self.options.threads or os.cpu_count() or 1
+        # Plans run side by side, one thread each; with fewer plans than threads (one huge pair),
+        # each pair splits its chunks over all of them instead.
+        self._pair_threads = 1 if len(plans) >= workers else workers
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opdiff") as pool:
             for plan, rows in zip(plans, pool.map(self.plan_rows, plans)):
                 if on_plan_done is not None:
@@ -185,7 +189,7 @@ class Engine:
                     f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
                     f"({list(my_view.shape)}) can not be compared to the right dump data({list(golden_view.shape)})."
                 )
-            metrics = tensor_metrics(my_view, golden_view, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl, threads=1)
+            metrics = tensor_metrics(my_view, golden_view, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl, threads=self._pair_threads)
         except (DumpFormatError, ValueError, OSError) as error:
             return self._row(plan, tensor_index, reasons=(str(error),), **base)
         return CompareRow(
