@@ -10,6 +10,8 @@ C++ core holds the same tables for reading, and a test keeps the two in step.
 
 from __future__ import annotations
 
+import functools
+
 from typing import Dict, Optional, Union
 
 import ml_dtypes
@@ -91,6 +93,12 @@ def format_number(format: Union[str, int]) -> int:
     """The FORMAT_* number of a name (with or without the prefix, any case) or a number."""
     if isinstance(format, int):
         return format
+    return _format_number_of_name(format)
+
+
+@functools.lru_cache(maxsize=None)
+def _format_number_of_name(format: str) -> int:
+    # Cached: the engine asks for the golden's format once per tensor pair (thousands per run).
     wanted = format.upper().removeprefix(FORMAT_PREFIX)
     for name, number in pb.OutputFormat.items():
         if name[len(FORMAT_PREFIX) :].upper() == wanted:
