@@ -20,7 +20,9 @@ class RunStats:
     exit_code: int
     wall_s: float
     peak_rss_tree: int  # bytes: largest sum of RSS over the process and its descendants, sampled
-    peak_rss_largest: int  # bytes: ru_maxrss of the largest process (from wait4, exact)
+    # ru_maxrss from wait4; NB Linux starts a forked child's maxrss at its parent's RSS, so this
+    # overstates small children of a big parent: prefer peak_rss_tree.
+    peak_rss_largest: int
     cpu_s: float  # user + system CPU time of the process and its waited-for descendants
     output: str  # stdout and stderr, merged
 
