@@ -32,7 +32,8 @@ def explain(cell: CellDifference) -> Optional[str]:
 
 def explain_row(ours_only: bool, row: Dict[str, str]) -> Optional[str]:
     """The documented reason for a row only one tool writes, or None."""
-    if ours_only and row.get("NPUDump") == row.get("GroundTruth") and row.get("CompareFailReason", "") == "" and row.get("NPUDump") != "*":
+    npu_vs_npu = "Address#2" in row  # both sides are NPU dumps only then: two Address columns
+    if ours_only and npu_vs_npu and row.get("NPUDump") == row.get("GroundTruth") != "*" and row.get("CompareFailReason", "") == "":
         return ("NPU vs NPU, dump shapes differ but element counts agree: the reference drops the tensor (only logs "
                 "'The shape does not match'); opdiff compares it flat and keeps the row (docs/compare-differences.md)")
     return None
