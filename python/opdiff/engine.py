@@ -4,19 +4,21 @@ on a thread pool with dynamic scheduling and rows come out in plan (Index) order
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
-from opdiff._metrics import ALGORITHMS, Metrics, compute_metrics
-from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics
+from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics
+from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics, tensor_stats
 from opdiff.dumps.ffts import SliceInfo, merged_output
 from opdiff.match import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
 
 FP16_OVERFLOW = 65504.0
+NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
 
 
 @dataclass(frozen=True)
@@ -30,29 +32,41 @@ class EngineOptions:
 
 class FileCache:
     """Recently opened partner files, so a golden output feeding several consumers is opened once.
-    Thread-safe; a file that cannot be read is remembered with its error."""
+    Thread-safe; a file that cannot be read is remembered with its error.
 
-    def __init__(self, capacity: int = 256) -> None:
+    An open file keeps its mapping, and every page a comparison touched stays resident until the
+    file is closed: the cache therefore holds at most `budget_bytes` of files (default 64 MiB) and
+    never a file larger than that. Reopening a big file costs a header parse; the bytes come back
+    from the page cache."""
+
+    def __init__(self, capacity: int = 256, budget_bytes: int = 64 << 20) -> None:
         self._capacity = capacity
-        self._files: "OrderedDict[str, object]" = OrderedDict()
+        self._budget = budget_bytes
+        self._files: "OrderedDict[str, Tuple[object, int]]" = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, path: str) -> DumpFile:
         with self._lock:
             if path in self._files:
                 self._files.move_to_end(path)
-                found = self._files[path]
+                found = self._files[path][0]
                 if isinstance(found, Exception):
                     raise found
                 return found  # type: ignore[return-value]
         try:
             opened: object = read_dump(path)
+            size = os.path.getsize(path)
         except (DumpFormatError, OSError) as error:
-            opened = error
-        with self._lock:
-            self._files[path] = opened
-            while len(self._files) > self._capacity:
-                self._files.popitem(last=False)
+            opened, size = error, 0
+        if size <= self._budget:
+            with self._lock:
+                if path not in self._files:
+                    self._files[path] = (opened, size)
+                    self._bytes += size
+                while len(self._files) > self._capacity or self._bytes > self._budget:
+                    _, (_, dropped) = self._files.popitem(last=False)
+                    self._bytes -= dropped
         if isinstance(opened, Exception):
             raise opened
         return opened  # type: ignore[return-value]
@@ -62,12 +76,49 @@ def _dtype_name(tensor: DumpTensor) -> str:
     return tensor.dtype or tensor.data_type_name
 
 
-def _overflow(tensor: DumpTensor, metrics: Metrics) -> Optional[bool]:
+def _overflow(tensor: DumpTensor, stats: SideStats) -> Optional[bool]:
     """fp16 overflow as the reference detects it: max |x| >= 65504 (Inf counts, NaN alone does not)."""
     if tensor.dtype != "float16":
         return None
-    x = metrics.x
-    return bool(x.pos_inf or x.neg_inf or max(abs(x.min), abs(x.max)) >= FP16_OVERFLOW)
+    return bool(stats.pos_inf or stats.neg_inf or max(abs(stats.min), abs(stats.max)) >= FP16_OVERFLOW)
+
+
+def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_path: str) -> Tuple[str, ...]:
+    """The notes of a compared pair in the reference's words: cosine and KL messages only when
+    those metrics were asked for, the all-zero side named by its file; two all-zero sides need no
+    message (the cosine cell's literal 1.0 says it)."""
+    reasons = []
+    for note in metrics.notes:
+        if note in (Note.BOTH_ZERO, Note.KL_SKIPPED):
+            continue
+        if note in (Note.SCALAR, Note.MY_ZERO, Note.GOLDEN_ZERO) and "CosineSimilarity" not in algorithms:
+            continue
+        if note is Note.KL_GOLDEN_ZERO and "KullbackLeiblerDivergence" not in algorithms:
+            continue
+        if note is Note.MY_ZERO:
+            reasons.append(f"Cannot compare by Cosine Similarity. All the data is zero in {my_path}.")
+        elif note is Note.GOLDEN_ZERO:
+            reasons.append(f"Cannot compare by Cosine Similarity. All the data is zero in {golden_path}.")
+        else:
+            reasons.append(note.value)
+    return tuple(reasons)
+
+
+def _is_scalar_shape(shape: Sequence[int]) -> bool:
+    """The reference's "scalar" shape type: the dims sum to their count ([], [1], [1, 1], also [2, 0])."""
+    return sum(shape) == len(shape)
+
+
+def _reference_shape(positional: bool, mine: DumpTensor, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
+    """The Shape the reference prints, when it is not the compared logical shape: NPU vs NPU the
+    stored dump shape; against a golden in ND (or for a scalar-shaped tensor) the flat length,
+    since it then compares without converting the layout (§4.4), except from FRACTAL_NZ/NDC1HWC0."""
+    if positional:
+        return tuple(mine.shape)
+    golden_nd = target.format in (None, "", "ND") and mine.format_name not in NZ_LIKE
+    if golden_nd or _is_scalar_shape(mine.shape):
+        return (count,)
+    return None
 
 
 def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget):
@@ -86,10 +137,15 @@ class Engine:
         self.options = options
         self.files = FileCache()
         self._kl = "KullbackLeiblerDivergence" in options.algorithms
+        self._pair_threads = 1  # threads inside one pair; more when there are fewer plans than cores
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
         """Rows of every plan, in plan order, computed concurrently."""
-        pool = ThreadPoolExecutor(max_workers=self.options.threads or None, thread_name_prefix="opdiff")
+        workers = self.options.threads or os.cpu_count() or 1
+        # Plans run side by side, one thread each; with fewer plans than threads (one huge pair),
+        # each pair splits its chunks over all of them instead.
+        self._pair_threads = 1 if len(plans) >= workers else workers
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opdiff")
         try:
             for plan, rows in zip(plans, pool.map(self.plan_rows, plans)):
                 if on_plan_done is not None:
@@ -153,13 +209,13 @@ class Engine:
                 tensor_index=tensor_index, my_dtype=_dtype_name(first), my_address=str(first.address),
                 golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
                 op_sequence=plan.op_sequence,
-                overflow=_overflow(first, metrics) if self.options.overflow_detection else None,
-                metrics=metrics, reasons=tuple(notes) + tuple(note.value for note in metrics.notes),
+                overflow=_overflow(first, metrics.x) if self.options.overflow_detection else None,
+                metrics=metrics, reasons=tuple(notes) + _reasons(metrics, self.options.algorithms, plan.my_slices[0], target.path),
             ))
         return rows
 
     def _tensor_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget) -> CompareRow:
-        base = dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape)
+        base = dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape, overflow=self._lone_overflow(mine))
         if target.path is None:
             return self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **base)
         try:
@@ -171,14 +227,15 @@ class Engine:
             return self._row(
                 plan, tensor_index, reasons=(f"[{plan.op_name}] The data type {unsupported.data_type_name} is not supported.",), **base
             )
+        positional = plan.positional_partner is not None
         try:
-            my_view, golden_view = layout_views(plan.positional_partner is not None, mine, theirs, target)
+            my_view, golden_view = layout_views(positional, mine, theirs, target)
             if my_view.count != golden_view.count:
                 raise ValueError(
                     f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
                     f"({list(my_view.shape)}) can not be compared to the right dump data({list(golden_view.shape)})."
                 )
-            metrics = tensor_metrics(my_view, golden_view, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl, threads=1)
+            metrics = tensor_metrics(my_view, golden_view, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl, threads=self._pair_threads)
         except (DumpFormatError, ValueError, OSError) as error:
             return self._row(plan, tensor_index, reasons=(str(error),), **base)
         return CompareRow(
@@ -192,11 +249,21 @@ class Engine:
             golden_dtype=_dtype_name(theirs),
             golden_address=str(theirs.address),
             shape=tuple(my_view.shape),
+            reference_shape=_reference_shape(positional, mine, target, my_view.count),
             op_sequence=plan.op_sequence,
-            overflow=_overflow(mine, metrics) if self.options.overflow_detection else None,
+            overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
             metrics=metrics,
-            reasons=tuple(note.value for note in metrics.notes),
+            reasons=_reasons(metrics, self.options.algorithms, plan.my_path or "", target.path),
         )
+
+    def _lone_overflow(self, mine: DumpTensor) -> Optional[bool]:
+        """Overflow of a tensor that has no partner: the reference still checks my side."""
+        if not self.options.overflow_detection or mine.dtype != "float16":
+            return None
+        try:
+            return _overflow(mine, tensor_stats(mine.view(as_stored=True), threads=1))
+        except (DumpFormatError, ValueError, OSError):
+            return None
 
     @staticmethod
     def _row(plan: OpPlan, tensor_index: str, reasons: Tuple[str, ...], **fields: object) -> CompareRow:

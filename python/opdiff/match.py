@@ -117,36 +117,43 @@ def _desc_of(op: Op, output_index: int) -> Tuple[Optional[OutputDesc], int]:
     return desc, output_index
 
 
-def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, label: str) -> GoldenTarget:
+def _no_ground_truth(label: str, tensor: str) -> GoldenTarget:
+    # The reference's wording names my tensor, whether the origin name is empty or the file missing.
+    return GoldenTarget(None, reason=f"[{label}] There is no the ground truth dump file for {tensor}.")
+
+
+def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
     source, position = _walk_pass_through(fm, op, k)
     desc, position = _desc_of(source, position)
     if desc is None or not desc.origin_name:
-        return GoldenTarget(None, reason=f"[{label}] The origin name of the {source.name}:{position} is empty.")
+        return _no_ground_truth(label, tensor)
     origin_index = desc.origin_output_index if desc.origin_output_index is not None else position
     path, role, index = lookup.find(desc.origin_name, origin_index)
     if path is None:
-        return GoldenTarget(
-            None, reason=f"[{label}] There is no the ground truth dump file for {desc.origin_name}:output:{origin_index}."
-        )
+        return _no_ground_truth(label, tensor)
     return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None)
 
 
-def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str) -> GoldenTarget:
+def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
+    if ":" in ref.producer:  # the reference accepts "name:index" with exactly one colon
+        return GoldenTarget(None, reason=f"The input information ({ref}) is invalid. It only supports op_name:index.")
     producer = fm.producer(ref)
     if producer is None:
         return GoldenTarget(None, reason=f"[{label}] The input {ref} comes from an op the fusion rule does not have.")
-    return _target_for_output(fm, producer, ref.index, lookup, label)
+    return _target_for_output(fm, producer, ref.index, lookup, label, tensor)
 
 
 def _is_inner_node(op: Op) -> bool:
     return op.is_multiop and all(not desc.origin_name for desc in op.output_descs)
 
 
-def _ground_truth_text(ops: Sequence[Op]) -> str:
+def _ground_truth_text(ops: Sequence[Op], distinct: bool) -> str:
+    """The GroundTruth cell: a group's distinct original names, or one op's names as listed (the
+    reference keeps repeats there, e.g. "Transpose_0,Transpose_0"); "*" when there are none."""
     names: List[str] = []
     for op in ops:
         for name in op.original_names:
-            if name and name not in names:
+            if name and not (distinct and name in names):
                 names.append(name)
     return ",".join(names) if names else "*"
 
@@ -175,7 +182,7 @@ def plan_with_fusion_rule(
             if multi and _is_inner_node(op) or skipped.is_skipped(op.name):
                 continue
             label = npu_label or op.name
-            ground_truth = _ground_truth_text(members if multi else [op])
+            ground_truth = _ground_truth_text(members, distinct=True) if multi else _ground_truth_text([op], distinct=False)
             found = my_index.newest(escape_op_name(op.name))
             if found is None:
                 plans.append(
@@ -187,11 +194,11 @@ def plan_with_fusion_rule(
                 continue
             dequant = op.type == "AscendDequant" or op.name.endswith(DEQUANT_SUFFIXES)
             inputs = tuple(
-                GoldenTarget(None, skip=True) if dequant else _target_for_input(fm, op, ref, lookup, op.name)
-                for ref in op.inputs
+                GoldenTarget(None, skip=True) if dequant else _target_for_input(fm, op, ref, lookup, op.name, f"{op.name}:input:{k}")
+                for k, ref in enumerate(op.inputs)
             )
             outputs = tuple(
-                GoldenTarget(None, skip=True) if op.type == "AscendQuant" else _target_for_output(fm, op, k, lookup, op.name)
+                GoldenTarget(None, skip=True) if op.type == "AscendQuant" else _target_for_output(fm, op, k, lookup, op.name, f"{op.name}:output:{k}")
                 for k in range(max(1, len(op.output_descs)))
             )
             plans.append(OpPlan(group.index, op.id, op.type, op.name, label, ground_truth, found.path, inputs, outputs,
@@ -218,19 +225,16 @@ def plan_by_op_name(my_index: DumpIndex, golden_index: DumpIndex) -> List[OpPlan
     plans: List[OpPlan] = []
     for number, key in enumerate(keys):
         mine, theirs = my_index.newest(key), golden_index.newest(key)
-        op_type = mine.op_type if mine is not None else getattr(theirs, "op_type", "*")
+        # An op on one side only is one row, as the reference writes it: no op type, no tensors.
         if mine is None:
-            plans.append(
-                OpPlan(number, number, op_type, key, "*", key, None,
-                       missing_reason=f"There is no the my output dump file for the op {key}.")
-            )
+            reason = f'[{key}] There is no the my output dump file for the op "{key}".'
+            plans.append(OpPlan(number, number, "NaN", key, "*", key, None, missing_reason=reason))
             continue
         if theirs is None:
-            reason = f"There is no the ground truth dump file for the op {key}."
-            target = GoldenTarget(None, reason=reason)
-            plans.append(OpPlan(number, number, op_type, key, key, "*", mine.path, (target,), (target,)))
+            reason = f'[{key}] There is no the ground truth dump file for the op "{key}".'
+            plans.append(OpPlan(number, number, "NaN", key, key, "*", None, missing_reason=reason))
             continue
-        plans.append(OpPlan(number, number, op_type, key, key, key, mine.path, positional_partner=theirs.path))
+        plans.append(OpPlan(number, number, mine.op_type, key, key, key, mine.path, positional_partner=theirs.path))
     return plans
 
 

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import IO, List, Optional, Sequence, Type
 
 from opdiff._metrics import ALGORITHMS
-from opdiff.report.reference_format import NOT_COMPUTED, format_metric
+from opdiff.report.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.report.rows import CompareRow
 
 _FORMULA_STARTS = ("=", "+", "-", "%", "@", "＝", "＋", "－", "％", "＠")
@@ -74,11 +74,14 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     if columns.golden_address:
         cells.append(_text(row.golden_address))
     cells.append(row.tensor_index)
-    cells.append(_text(None if row.shape is None else "[" + ",".join(str(d) for d in row.shape) + "]"))
+    shape = row.reference_shape if row.reference_shape is not None else row.shape
+    cells.append(_text(None if shape is None else "[" + ",".join(str(d) for d in shape) + "]"))
     if columns.overflow:
         cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
-    for name in columns.algorithms:
-        cells.append(NOT_COMPUTED if row.metrics is None else format_metric(name, row.metrics))
+    if row.metrics is None:
+        cells += [NOT_COMPUTED] * len(columns.algorithms)
+    else:
+        cells += format_metrics(columns.algorithms, row.metrics)
     cells.append(",".join(row.reasons))
     return [safe_cell(cell) for cell in cells]
 

@@ -8,6 +8,8 @@ KL); two all-zero sides give the literal cosine ``1.0``; StandardDeviation print
 
 from __future__ import annotations
 
+from typing import Dict, List, Optional, Sequence
+
 from opdiff._metrics import Metrics, Note
 
 NOT_COMPUTED = "NaN"
@@ -21,7 +23,13 @@ def _std(value: float) -> float:
     return 0.0 if abs(value) < 0.001 else value
 
 
-def format_metric(name: str, m: Metrics) -> str:
+def format_metrics(names: Sequence[str], m: Metrics) -> List[str]:
+    """The CSV texts of several metrics (the values computed once for all of them)."""
+    values = m.reference_values()
+    return [format_metric(name, m, values) for name in names]
+
+
+def format_metric(name: str, m: Metrics, values: Optional[Dict[str, object]] = None) -> str:
     """The reference's CSV text for metric `name` (one of opdiff.ALGORITHMS).
 
     >>> import numpy as np, opdiff
@@ -44,6 +52,6 @@ def format_metric(name: str, m: Metrics) -> str:
         return NOT_COMPUTED
     if name == "KullbackLeiblerDivergence" and Note.KL_SKIPPED in m.notes:
         return NOT_COMPUTED
-    value = m.reference_values()[name]
+    value = (values if values is not None else m.reference_values())[name]
     assert isinstance(value, float)
     return _number(value)

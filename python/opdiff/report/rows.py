@@ -33,6 +33,9 @@ class CompareRow:
     golden_dtype: Optional[str] = None
     golden_address: Optional[str] = None
     shape: Optional[Tuple[int, ...]] = None
+    # The Shape column as the reference prints it, where that differs from `shape`: the flat length
+    # when it compares without a layout conversion (golden ND), the stored shape NPU vs NPU.
+    reference_shape: Optional[Tuple[int, ...]] = None
     op_sequence: Optional[int] = None
     overflow: Optional[bool] = None
     metrics: Optional[Metrics] = None

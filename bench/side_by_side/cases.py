@@ -1,0 +1,229 @@
+"""The cases of the CSV cross-check, written with opdiff's own writers: NPU vs golden through a
+fusion rule (fused and split ops, NC1HWC0 / FRACTAL_NZ fp16 outputs, Cast and TransData, edge
+values), NPU vs NPU by op name, and the two real atc JSON samples with matching dumps."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+import opdiff
+from opdiff.dumps import Tensor, write_dump
+from opdiff.dumps.discovery import escape_op_name
+from opdiff.testing.graph_dumps import write_graph_dumps
+
+from side_by_side.rule_json import Output, RuleOp, rule
+
+TS = 1700000000000000
+REPO = Path(__file__).resolve().parents[2]
+ATC_SAMPLES = sorted((REPO / "tests" / "data" / "atc-json").glob("*.json"))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One comparison to run with both tools; `runs` lists the extra flag sets to run it with."""
+
+    name: str
+    my: Path
+    golden: Path
+    rule: Optional[Path] = None
+    runs: Tuple[Tuple[str, ...], ...] = ((),)
+    note: str = ""
+
+
+@dataclass
+class _Writer:
+    """Golden .npy files and NPU dumps of one generated model; a producer's device output is what
+    its consumers' dumps hold as input (as on the device)."""
+
+    root: Path
+    rng: np.random.Generator
+    device: Dict[Tuple[str, int], Tensor] = field(default_factory=dict)
+    task: int = 0
+
+    def __post_init__(self) -> None:
+        (self.root / "golden").mkdir(parents=True, exist_ok=True)
+        (self.root / "npu").mkdir(parents=True, exist_ok=True)
+
+    def golden(self, origin: str, index: int, value: np.ndarray) -> np.ndarray:
+        np.save(self.root / "golden" / f"{escape_op_name(origin)}.{index}.{TS}.npy", value)
+        return value
+
+    def noisy(self, value: np.ndarray, error: float = 1e-3) -> np.ndarray:
+        return (value * (1 + error * self.rng.standard_normal(value.shape))).astype(np.float32)
+
+    def dump(self, op: RuleOp, inputs: Sequence[Tuple[str, int]], outputs: Sequence[Tensor]) -> None:
+        self.task += 1
+        for k, tensor in enumerate(outputs):
+            self.device[(op.name, k)] = tensor
+        name = f"{op.type}.{escape_op_name(op.name)}.{self.task}.1.{TS + self.task}"
+        write_dump(self.root / "npu" / name, op.name, inputs=[self.device[ref] for ref in inputs], outputs=list(outputs))
+
+
+def fusion_case(root: Path, seed: int = 0) -> Case:
+    """NPU vs golden with a fusion rule; every row kind of §2.5 / §3.3 appears at least once."""
+    w = _Writer(root, np.random.default_rng(seed))
+    rng = w.rng
+    nchw = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
+    ops: List[RuleOp] = []
+
+    x = w.golden("input", 0, nchw(1, 24, 8, 8))
+    ops.append(RuleOp("input", "Data", 0, originals=["input"], outputs=[Output("input", 0, x.shape, "NCHW")]))
+    w.device[("input", 0)] = Tensor(w.noisy(x), layout="NC1HWC0", dtype="float16")  # not dumped (Data)
+
+    relu1 = w.golden("relu1/Relu", 0, np.maximum(nchw(1, 24, 8, 8), 0))
+    conv = RuleOp("conv1/Conv2D_bn_relu", "Conv2D", 1, ["input:0", "input:-1"],
+                  ["conv1/Conv2D", "bn1/BatchNorm", "relu1/Relu"], [Output("relu1/Relu", 0, relu1.shape, "NCHW")])
+    ops.append(conv)
+    w.dump(conv, [("input", 0)], [Tensor(w.noisy(relu1), layout="NC1HWC0", dtype="float16", address=0x12C0000000)])
+
+    pool = w.golden("pool1/MaxPool", 0, relu1[:, :, ::2, ::2].copy())
+    op = RuleOp("pool1/MaxPool", "MaxPool", 2, ["conv1/Conv2D_bn_relu:0"], ["pool1/MaxPool"],
+                [Output("pool1/MaxPool", 0, pool.shape, "NCHW")])
+    ops.append(op)
+    w.dump(op, [(conv.name, 0)], [Tensor(w.noisy(pool), layout="NC1HWC0", dtype="float16")])
+
+    # Cast has no framework counterpart: its output and its consumers' inputs use pool1's golden.
+    op = RuleOp("cast1", "Cast", 3, ["pool1/MaxPool:0"], None, [Output("", 0, pool.shape, "NCHW", "DT_FLOAT")])
+    ops.append(op)
+    w.dump(op, [("pool1/MaxPool", 0)], [Tensor(w.noisy(pool, 1e-6), layout="NC1HWC0", dtype="float32")])
+
+    fc = w.golden("fc/MatMul", 0, nchw(24, 40))
+    op = RuleOp("fc/MatMul", "MatMulV2", 4, ["cast1:0"], ["fc/MatMul"], [Output("fc/MatMul", 0, fc.shape)])
+    ops.append(op)
+    w.dump(op, [("cast1", 0)], [Tensor(w.noisy(fc), layout="FRACTAL_NZ", dtype="float16")])
+
+    relu2 = w.golden("relu2/Relu", 0, np.maximum(fc, 0))  # zeros in the golden: masked relative errors
+    op = RuleOp("relu2/Relu", "Relu", 5, ["fc/MatMul:0"], ["relu2/Relu"], [Output("relu2/Relu", 0, relu2.shape)])
+    ops.append(op)
+    w.dump(op, [("fc/MatMul", 0)], [Tensor(w.noisy(relu2), dtype="float16")])
+
+    halves = [w.golden("split/Split", k, relu2[:, 20 * k:20 * (k + 1)].copy()) for k in range(2)]
+    op = RuleOp("split/Split", "SplitD", 6, ["relu2/Relu:0"], ["split/Split"],
+                [Output("split/Split", k, halves[k].shape) for k in range(2)])
+    ops.append(op)
+    w.dump(op, [("relu2/Relu", 0)], [Tensor(w.noisy(h), dtype="float16") for h in halves])
+
+    # One framework op run as two NPU ops (one-to-multi): the first is an inner node, not compared.
+    big = w.golden("big_conv", 0, nchw(24, 20))
+    part0 = RuleOp("big_conv_part0", "Conv2D", 7, ["split/Split:0"], ["big_conv"], [Output("", 0, big.shape)], multiop=True)
+    part1 = RuleOp("big_conv_part1", "Conv2D", 8, ["big_conv_part0:0"], ["big_conv"], [Output("big_conv", 0, big.shape)], multiop=True)
+    ops += [part0, part1]
+    w.dump(part0, [("split/Split", 0)], [Tensor(w.noisy(big, 0.3), dtype="float16")])
+    w.dump(part1, [("big_conv_part0", 0)], [Tensor(w.noisy(big), dtype="float16")])
+
+    w.golden("reduce/ReduceSum", 0, np.array([3.5], np.float32))  # one element: "scalar" cosine
+    op = RuleOp("reduce/ReduceSum", "ReduceSum", 9, ["big_conv_part1:0"], ["reduce/ReduceSum"], [Output("reduce/ReduceSum", 0, [1])])
+    ops.append(op)
+    w.dump(op, [("big_conv_part1", 0)], [Tensor(np.array([3.25], np.float32), dtype="float16")])
+
+    gelu = w.golden("gelu/Gelu", 0, nchw(512))
+    op = RuleOp("gelu/Gelu", "Gelu", 10, ["split/Split:1"], ["gelu/Gelu"], [Output("gelu/Gelu", 0, gelu.shape, dtype="DT_BF16")])
+    ops.append(op)
+    w.dump(op, [("split/Split", 1)], [Tensor(w.noisy(gelu, 3e-3), dtype="bfloat16")])
+
+    zero = w.golden("mask/Mul", 0, np.zeros(256, np.float32))  # golden all zero: cosine not computed
+    op = RuleOp("mask/Mul", "Mul", 11, ["gelu/Gelu:0"], ["mask/Mul"], [Output("mask/Mul", 0, zero.shape)])
+    ops.append(op)
+    w.dump(op, [("gelu/Gelu", 0)], [Tensor(1e-3 * nchw(256), dtype="float16")])
+
+    both_zero = w.golden("gate/Mul", 0, np.zeros(64, np.float32))
+    op = RuleOp("gate/Mul", "Mul", 12, ["mask/Mul:0"], ["gate/Mul"], [Output("gate/Mul", 0, both_zero.shape)])
+    ops.append(op)
+    w.dump(op, [("mask/Mul", 0)], [Tensor(np.zeros(64, np.float32), dtype="float16")])
+
+    exp = w.golden("exp/Exp", 0, np.exp(nchw(128)))
+    hot = w.noisy(exp)
+    hot[3], hot[7] = 70000.0, np.inf  # fp16 overflow (both become inf)
+    op = RuleOp("exp/Exp", "Exp", 13, ["gelu/Gelu:0"], ["exp/Exp"], [Output("exp/Exp", 0, exp.shape)])
+    ops.append(op)
+    w.dump(op, [("gelu/Gelu", 0)], [Tensor(hot, dtype="float16")])
+
+    log = w.golden("log/Log", 0, nchw(128))
+    broken = w.noisy(log)
+    broken[5] = np.nan
+    op = RuleOp("log/Log", "Log", 14, ["exp/Exp:0"], ["log/Log"], [Output("log/Log", 0, log.shape)])
+    ops.append(op)
+    w.dump(op, [("exp/Exp", 0)], [Tensor(broken, dtype="float16")])
+
+    idx = w.golden("argmax/ArgMax", 0, rng.integers(0, 40, 64).astype(np.int64))
+    op = RuleOp("argmax/ArgMax", "ArgMaxV2", 15, ["log/Log:0"], ["argmax/ArgMax"], [Output("argmax/ArgMax", 0, idx.shape, dtype="DT_INT32")])
+    ops.append(op)
+    w.dump(op, [("log/Log", 0)], [Tensor(idx.astype(np.int32), dtype="int32")])
+
+    op = RuleOp("tanh/Tanh", "Tanh", 16, ["relu2/Relu:0"], ["tanh/Tanh"], [Output("tanh/Tanh_src", 0, [24, 40])])
+    ops.append(op)  # its golden file was never written
+    w.dump(op, [("relu2/Relu", 0)], [Tensor(np.tanh(relu2), dtype="float16")])
+
+    ops.append(RuleOp("sigmoid/Sigmoid", "Sigmoid", 17, ["relu2/Relu:0"], ["sigmoid/Sigmoid"],
+                      [Output("sigmoid/Sigmoid", 0, [24, 40])]))  # no dump on the device
+    w.golden("sigmoid/Sigmoid", 0, nchw(24, 40))
+
+    # TransData back to NZ; its consumer's input is compared with relu2's golden.
+    op = RuleOp("trans/TransData", "TransData", 18, ["relu2/Relu:0"], None, [Output("", 0, [24, 40])])
+    ops.append(op)
+    w.dump(op, [("relu2/Relu", 0)], [Tensor(w.noisy(relu2), layout="FRACTAL_NZ", dtype="float16")])
+
+    add = w.golden("add/Add", 0, nchw(24, 40))
+    op = RuleOp("add/Add", "Add", 19, ["trans/TransData:0", "fc/MatMul:0"], ["add/Add"], [Output("add/Add", 0, add.shape)])
+    ops.append(op)
+    w.dump(op, [("trans/TransData", 0), ("fc/MatMul", 0)], [Tensor(w.noisy(add, 0.5), dtype="float16")])  # the faulty op
+
+    (root / "rule.json").write_text(json.dumps(rule(ops)))
+    return Case("fusion rule (generated)", root / "npu", root / "golden", root / "rule.json",
+                runs=((), ("-overflow_detection",), ("-alg", "0", "1", "4"), ("-s", "1,2,5,13")),
+                note="fused, one-to-multi, Cast/TransData walk-back, NC1HWC0/FRACTAL_NZ fp16, bf16, int, edge values")
+
+
+def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
+    """Two NPU dump folders matched by op name: layouts, ops on one side only, a shape mismatch,
+    an op dumped twice (the newest file counts)."""
+    rng = np.random.default_rng(seed)
+    sides = {side: root / side for side in ("before", "after")}
+    for folder in sides.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    specs = [
+        ("Conv2D", "conv1", lambda: rng.standard_normal((1, 24, 6, 6)), "NC1HWC0"),
+        ("MatMulV2", "fc", lambda: rng.standard_normal((20, 40)), "FRACTAL_NZ"),
+        ("Relu", "relu", lambda: np.maximum(rng.standard_normal(300), 0), "ND"),
+        ("Reshape", "reshape", lambda: rng.standard_normal((4, 4)), "ND"),
+    ]
+    for task, (op_type, name, make, layout) in enumerate(specs, start=1):
+        x, y = make().astype(np.float32), make().astype(np.float32)
+        for side, folder in sides.items():
+            scale = 1.0 if side == "before" else 1.002
+            out_y = y if name != "reshape" or side == "before" else y.reshape(2, 8)  # shapes differ
+            write_dump(folder / f"{op_type}.{name}.{task}.1.{TS + task}", name,
+                       inputs=[Tensor(x * scale, layout=layout, dtype="float16")],
+                       outputs=[Tensor(out_y * scale, layout=layout, dtype="float16")])
+    # conv1 dumped again later on the "after" side with a fault: the newest file is compared
+    again = rng.standard_normal((1, 24, 6, 6)).astype(np.float32)
+    write_dump(sides["after"] / f"Conv2D.conv1.9.1.{TS + 9}", "conv1",
+               inputs=[Tensor(again, layout="NC1HWC0", dtype="float16")], outputs=[Tensor(again, layout="NC1HWC0", dtype="float16")])
+    write_dump(sides["before"] / f"Add.only_before.5.1.{TS + 5}", "only_before", outputs=[rng.standard_normal(8).astype(np.float16)])
+    write_dump(sides["after"] / f"Mul.only_after.6.1.{TS + 6}", "only_after", outputs=[rng.standard_normal(8).astype(np.float16)])
+    return Case("npu vs npu (op names)", sides["after"], sides["before"], note="NC1HWC0, FRACTAL_NZ, ND; one-sided ops; shape mismatch; repeat dump")
+
+
+def atc_sample_cases(root: Path) -> List[Case]:
+    """Each real atc JSON sample with dumps generated to match it (opdiff.testing.graph_dumps)."""
+    cases = []
+    for sample in ATC_SAMPLES:
+        fm = opdiff.read_graph(sample)
+        candidates = [op for op in fm.ops if op.type in ("Conv2D", "MatMulV2", "ConcatD", "Transpose", "TransposeD")]
+        faulty = candidates[len(candidates) // 2].name if candidates else None
+        dumps = write_graph_dumps(fm, root / sample.stem, faulty_op=faulty, max_elements=1 << 14)
+        cases.append(Case(f"atc sample {sample.name}", dumps.npu, dumps.golden, sample,
+                          note=f"{dumps.ops_dumped} NPU dumps, {dumps.golden_files} golden files, faulty op {faulty}"))
+    return cases
+
+
+def all_cases(root: Path) -> List[Case]:
+    return [fusion_case(root / "fusion"), npu_vs_npu_case(root / "npu_vs_npu"), *atc_sample_cases(root / "atc")]
+
+
+__all__ = ["ATC_SAMPLES", "Case", "all_cases", "atc_sample_cases", "fusion_case", "npu_vs_npu_case"]
