@@ -1,0 +1,162 @@
+"""Seeded random weights for models whose weights carry no information (the light test networks of
+the onnx package build every weight with ConstantOfShape as 0.02).
+
+Each weight gets values suited to its role, so activations keep a sane scale through deep networks:
+He-normal convolution and dense weights (std sqrt(2 / fan_in)), small biases, batch-norm scales
+near 1, variances in [1, 1.1). A weight is recognised by what consumes it, looking through
+shape-only ops (Unsqueeze, Reshape, ...). Float tensors in no recognised role are left as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+_SHAPE_ONLY = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Flatten", "Transpose")
+
+
+class WeightRole(Enum):
+    """What a weight does in the network, which decides its distribution."""
+
+    DENSE = "dense"  # conv filter or matmul/gemm weight: He normal
+    BIAS = "bias"  # N(0, 0.01)
+    SCALE = "scale"  # batch-norm or Mul scale: 1 + N(0, 0.1)
+    SHIFT = "shift"  # batch-norm bias or mean, Add operand: N(0, 0.1)
+    VARIANCE = "variance"  # batch-norm variance: U[1, 1.1)
+
+
+@dataclass(frozen=True)
+class RandomizedWeights:
+    """The new model and how many weights of each role were replaced."""
+
+    model: "object"
+    counts: Dict[WeightRole, int]
+
+
+def _role(op_type: str, index: int, node: "object") -> Optional[WeightRole]:
+    if op_type == "Conv":
+        return {1: WeightRole.DENSE, 2: WeightRole.BIAS}.get(index)
+    if op_type in ("Gemm", "MatMul"):
+        return {1: WeightRole.DENSE, 2: WeightRole.BIAS}.get(index)
+    if op_type == "BatchNormalization":
+        return {1: WeightRole.SCALE, 2: WeightRole.SHIFT, 3: WeightRole.SHIFT, 4: WeightRole.VARIANCE}.get(index)
+    if op_type == "Mul":
+        return WeightRole.SCALE
+    if op_type in ("Add", "Sum"):
+        return WeightRole.SHIFT
+    return None
+
+
+def _fan_in(shape: Tuple[int, ...], consumer: "object") -> int:
+    if consumer.op_type == "Conv":
+        return int(np.prod(shape[1:])) if len(shape) > 1 else 1
+    if consumer.op_type == "Gemm":
+        trans_b = next((a.i for a in consumer.attribute if a.name == "transB"), 0)
+        return int(shape[1] if trans_b and len(shape) > 1 else shape[0])
+    return int(shape[-2]) if len(shape) >= 2 else int(shape[0])  # MatMul: [..., K, N]
+
+
+def _values(role: WeightRole, shape: Tuple[int, ...], consumer: "object", rng: np.random.Generator) -> np.ndarray:
+    if role is WeightRole.DENSE:
+        return rng.standard_normal(shape) * np.sqrt(2.0 / max(1, _fan_in(shape, consumer)))
+    if role is WeightRole.BIAS:
+        return rng.standard_normal(shape) * 0.01
+    if role is WeightRole.SCALE:
+        return 1.0 + 0.1 * rng.standard_normal(shape)
+    if role is WeightRole.SHIFT:
+        return 0.1 * rng.standard_normal(shape)
+    return 1.0 + 0.1 * rng.random(shape)
+
+
+def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
+    """A copy of `model` whose float weights (initializers, and ConstantOfShape nodes fed by a
+    constant shape) are replaced by seeded random initializers of the same name, shape and dtype.
+
+    >>> import onnx
+    >>> from opdiff.producers.light_models import load_light_model
+    >>> result = randomize_weights(load_light_model("squeezenet"), seed=0)  # doctest: +SKIP
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    graph = copy.graph
+    initializers = {init.name: init for init in graph.initializer}
+    consumers: Dict[str, List[Tuple["object", int]]] = {}
+    for node in graph.node:
+        for index, name in enumerate(node.input):
+            consumers.setdefault(name, []).append((node, index))
+    producers = {name: node for node in graph.node for name in node.output}
+
+    def semantic_consumer(tensor: str) -> Optional[Tuple["object", int]]:
+        # Follow shape-only ops: densenet feeds batch-norm scales to Mul through Unsqueeze.
+        for node, index in consumers.get(tensor, ()):
+            if node.op_type in _SHAPE_ONLY and index == 0:
+                found = semantic_consumer(node.output[0])
+                if found is not None:
+                    return found
+            elif _role(node.op_type, index, node) is not None:
+                return node, index
+        return None
+
+    def constant_shape(node: "object") -> Optional[Tuple[int, ...]]:
+        if node.op_type != "ConstantOfShape" or node.input[0] not in initializers:
+            return None
+        return tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
+
+    rng = np.random.default_rng(seed)
+    counts = {role: 0 for role in WeightRole}
+    replaced_nodes = []
+    new_values: Dict[str, np.ndarray] = {}
+    # One pass in graph order so that the same seed gives the same weights.
+    candidates: List[Tuple[str, Tuple[int, ...], np.dtype, Optional["object"]]] = []
+    for init in graph.initializer:
+        if init.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE):
+            candidates.append((init.name, tuple(init.dims), numpy_helper.to_array(init).dtype, None))
+    for node in graph.node:
+        shape = constant_shape(node)
+        if shape is None:
+            continue
+        value = next((a.t for a in node.attribute if a.name == "value"), None)
+        dtype = numpy_helper.to_array(value).dtype if value is not None else np.dtype(np.float32)
+        if dtype.kind == "f":
+            candidates.append((node.output[0], shape, dtype, node))
+    for name, shape, dtype, node in candidates:
+        found = semantic_consumer(name)
+        if found is None:
+            continue
+        consumer, index = found
+        role = _role(consumer.op_type, index, consumer)
+        assert role is not None
+        new_values[name] = _values(role, shape, consumer, rng).astype(dtype)
+        counts[role] += 1
+        if node is not None:
+            replaced_nodes.append(node)
+    for node in replaced_nodes:
+        graph.node.remove(node)
+    kept = [init for init in graph.initializer if init.name not in new_values]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    graph.initializer.extend(numpy_helper.from_array(array, name) for name, array in new_values.items())
+    _tidy(copy)
+    return RandomizedWeights(copy, counts)
+
+
+def _tidy(model: "object") -> None:
+    """Drop initializers nothing uses (the shapes of the removed ConstantOfShape nodes) and take
+    initializers out of the graph inputs: IR 3 models list them there, which makes ONNX Runtime
+    treat them as overridable inputs that it may neither fold nor fuse."""
+    graph = model.graph
+    used = {name for node in graph.node for name in node.input}
+    kept = [init for init in graph.initializer if init.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    constant = {init.name for init in kept}
+    inputs = [value for value in graph.input if value.name not in constant and value.name in used]
+    del graph.input[:]
+    graph.input.extend(inputs)
+    model.ir_version = max(model.ir_version, 4)  # IR 4: initializers need not be inputs
