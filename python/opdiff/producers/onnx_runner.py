@@ -82,6 +82,17 @@ def optimize_model(model: "object", level: Optimization, *, threads: int = 0) ->
         return onnx.load(os.fspath(target))
 
 
+def tensor_types(model: "object") -> Dict[str, str]:
+    """The element type ONNX Runtime gives every input and node output of `model` (``"tensor(float)"``
+    etc.), read from a session over the exposed copy; works for ops onnx's shape inference does not
+    know (ONNX Runtime's fused ops)."""
+    import onnxruntime as ort
+
+    exposed, _ = exposed_copy(model)
+    session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF), providers=["CPUExecutionProvider"])
+    return {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
+
+
 def run_exposing_all(model: "object", feeds: Mapping[str, np.ndarray], *, threads: int = 0) -> TensorRun:
     """Run `model` as it is (no optimisation) and return every node output and the inputs.
 

@@ -1,0 +1,168 @@
+"""Recovering fusion provenance from tensor names: which original nodes each node of a rewritten
+graph (ONNX Runtime-optimised, fp16, quantized) stands for.
+
+ONNX Runtime's fusions keep tensor names: a fused node writes the output tensor of the last node it
+replaces, under that tensor's name. So, per node of the rewritten ("device") graph:
+
+* an output whose name is a tensor of the original graph comes from that tensor's producer (name
+  mapped); its original op joins the node's original names;
+* an original node none of whose outputs survive disappeared inside a fused node: it is assigned to
+  the first surviving node its outputs flow into (through other vanished nodes), and joins that
+  node's original names;
+* an output with a new name from a value-preserving op (Cast, QuantizeLinear, DequantizeLinear,
+  Identity) takes the origin of that op's input (pass-through), without adding original names, so
+  that such an op forms a group of its own, as a Cast inserted by a compiler does.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+from opdiff.producers.golden_writer import TensorOrigin
+
+PASS_THROUGH = ("Cast", "QuantizeLinear", "DequantizeLinear", "Identity")
+
+
+@dataclass(frozen=True)
+class NodeLineage:
+    """One node of the rewritten graph: its original op names (original graph order) and, per
+    non-empty output, the original tensor it stands for (None when there is none)."""
+
+    name: str
+    original_names: Tuple[str, ...]
+    output_origins: Tuple[Optional[TensorOrigin], ...]
+
+
+@dataclass
+class Lineage:
+    """Provenance of every node of a rewritten graph, plus what could not be placed."""
+
+    nodes: Dict[str, NodeLineage]
+    tensor_origins: Dict[str, Optional[TensorOrigin]]  # every rewritten node output and input
+    unassigned: List[str] = field(default_factory=list)  # vanished original nodes placed nowhere
+
+    @property
+    def mapped_share(self) -> float:
+        """Share of the rewritten graph's tensors (node outputs and inputs) that map to an original tensor."""
+        if not self.tensor_origins:
+            return 1.0
+        return sum(origin is not None for origin in self.tensor_origins.values()) / len(self.tensor_origins)
+
+
+def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rewritten: "object", rewritten_inputs: Mapping[str, str]) -> Lineage:
+    """The lineage of every node of `rewritten` in terms of `original`.
+
+    `origins` maps the original graph's tensors to their golden op and index (node outputs and the
+    Data ops of the inputs); `rewritten_inputs` maps the rewritten graph's inputs to their Data op names.
+    """
+    produced: Dict[str, str] = {}  # rewritten tensor -> rewritten node
+    for node in rewritten.graph.node:
+        for tensor in node.output:
+            if tensor:
+                produced[tensor] = node.name
+    surviving = set(produced) | set(rewritten_inputs) | {init.name for init in rewritten.graph.initializer}
+    position = {node.name: i for i, node in enumerate(original.graph.node)}
+    position.update({op: -1 for op in set(rewritten_inputs.values())})
+
+    tensor_origins: Dict[str, Optional[TensorOrigin]] = {}
+    for tensor, data_op in rewritten_inputs.items():
+        tensor_origins[tensor] = origins.get(tensor)
+    names_by_node: Dict[str, List[str]] = {node.name: [] for node in rewritten.graph.node}
+    outputs_by_node: Dict[str, List[Optional[TensorOrigin]]] = {}
+    for node in rewritten.graph.node:
+        node_origins: List[Optional[TensorOrigin]] = []
+        for tensor in node.output:
+            if not tensor:
+                continue
+            origin = origins.get(tensor)
+            if origin is not None:
+                names_by_node[node.name].append(origin.op)
+            elif node.op_type in PASS_THROUGH and node.input and node.input[0]:
+                origin = tensor_origins.get(node.input[0])
+            tensor_origins[tensor] = origin
+            node_origins.append(origin)
+        outputs_by_node[node.name] = node_origins
+    _map_back_through_casts(rewritten, tensor_origins, outputs_by_node, names_by_node)
+
+    unassigned = _assign_vanished(original, surviving, produced, names_by_node)
+    nodes = {
+        node.name: NodeLineage(
+            node.name,
+            tuple(sorted(dict.fromkeys(names_by_node[node.name]), key=lambda op: position.get(op, len(position)))),
+            tuple(outputs_by_node[node.name]),
+        )
+        for node in rewritten.graph.node
+    }
+    return Lineage(nodes, tensor_origins, unassigned)
+
+
+def _map_back_through_casts(
+    rewritten: "object",
+    tensor_origins: Dict[str, Optional[TensorOrigin]],
+    outputs_by_node: Dict[str, List[Optional[TensorOrigin]]],
+    names_by_node: Dict[str, List[str]],
+) -> None:
+    # A node that writes a new tensor which only Casts read, into original tensors, computed those
+    # values: it takes the Cast output's origin and the original op name, the Cast keeps the origin only.
+    consumers: Dict[str, List["object"]] = {}
+    for node in rewritten.graph.node:
+        for tensor in node.input:
+            consumers.setdefault(tensor, []).append(node)
+    for node in rewritten.graph.node:
+        origins = outputs_by_node[node.name]
+        tensors = [t for t in node.output if t]
+        for k, tensor in enumerate(tensors):
+            if origins[k] is not None:
+                continue
+            readers = consumers.get(tensor, [])
+            casts = [r for r in readers if r.op_type in PASS_THROUGH and r.output and tensor_origins.get(r.output[0]) is not None]
+            if readers and len(casts) == len(readers):
+                origin = tensor_origins[casts[0].output[0]]
+                assert origin is not None
+                origins[k] = origin
+                tensor_origins[tensor] = origin
+                names_by_node[node.name].append(origin.op)
+                for cast in casts:
+                    if origin.op in names_by_node[cast.name]:
+                        names_by_node[cast.name].remove(origin.op)
+
+
+def _assign_vanished(original: "object", surviving: Set[str], produced: Mapping[str, str], names_by_node: Dict[str, List[str]]) -> List[str]:
+    consumers: Dict[str, List["object"]] = {}
+    for node in original.graph.node:
+        for tensor in node.input:
+            consumers.setdefault(tensor, []).append(node)
+    vanished = {node.name for node in original.graph.node if not any(t in surviving for t in node.output if t)}
+    unassigned: List[str] = []
+    for node in original.graph.node:
+        if node.name not in vanished:
+            continue
+        target = _first_surviving_consumer(node, consumers, vanished, produced)
+        if target is None:
+            unassigned.append(node.name)
+        else:
+            names_by_node[target].append(node.name)
+    return unassigned
+
+
+def _first_surviving_consumer(start: "object", consumers: Mapping[str, Sequence["object"]], vanished: Set[str], produced: Mapping[str, str]) -> Optional[str]:
+    """Breadth-first from `start` through vanished nodes to the rewritten node producing the first
+    surviving original tensor it flows into."""
+    queue = deque([start])
+    seen = {start.name}
+    while queue:
+        node = queue.popleft()
+        for tensor in node.output:
+            for reader in consumers.get(tensor, ()):
+                if reader.name in seen:
+                    continue
+                seen.add(reader.name)
+                if reader.name in vanished:
+                    queue.append(reader)
+                    continue
+                target = next((produced[t] for t in reader.output if t in produced), None)
+                if target is not None:
+                    return target
+    return None
