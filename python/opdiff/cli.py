@@ -15,6 +15,7 @@ COMMAND_MODULES = (
     "opdiff.commands.convert",
     "opdiff.commands.info",
     "opdiff.commands.graph",
+    "opdiff.commands.dump_onnx",
 )
 
 
