@@ -9,9 +9,12 @@ replaces, under that tensor's name. So, per node of the rewritten ("device") gra
 * an original node none of whose outputs survive disappeared inside a fused node: it is assigned to
   the first surviving node its outputs flow into (through other vanished nodes), and joins that
   node's original names;
-* an output with a new name from a value-preserving op (Cast, QuantizeLinear, DequantizeLinear,
-  Identity) takes the origin of that op's input (pass-through), without adding original names, so
-  that such an op forms a group of its own, as a Cast inserted by a compiler does.
+* an output with a new name from a value-preserving op (Cast, Identity, DequantizeLinear) takes the
+  origin of that op's input (pass-through), without adding original names, so that such an op forms
+  a group of its own, as a Cast inserted by a compiler does;
+* a DequantizeLinear fed by a QuantizeLinear of tensor X stands for X (its fake-quantized value);
+  when no node of the rewritten graph writes X itself (a quantized op absorbed it), X's op joins
+  the DequantizeLinear's original names. QuantizeLinear outputs (int8 codes) map to nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from opdiff.producers.golden_writer import TensorOrigin
 
-PASS_THROUGH = ("Cast", "QuantizeLinear", "DequantizeLinear", "Identity")
+PASS_THROUGH = ("Cast", "DequantizeLinear", "Identity")
+_VALUE_KEEPING = ("Cast", "Identity")  # ops whose input holds their output's values (up to rounding)
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,14 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
         for tensor in node.output:
             if tensor:
                 produced[tensor] = node.name
+    quantized_source = {node.output[0]: node.input[0] for node in rewritten.graph.node if node.op_type == "QuantizeLinear" and node.output}
+    dequantized: Dict[str, str] = {}  # DequantizeLinear output -> the tensor its QuantizeLinear read
+    for node in rewritten.graph.node:
+        if node.op_type == "DequantizeLinear" and node.input and node.input[0] in quantized_source and node.output:
+            dequantized[node.output[0]] = quantized_source[node.input[0]]
+            source = quantized_source[node.input[0]]
+            if source not in produced and source not in rewritten_inputs and source in origins:
+                produced[source] = node.name  # the stand-in writer of an absorbed tensor
     surviving = set(produced) | set(rewritten_inputs) | {init.name for init in rewritten.graph.initializer}
     position = {node.name: i for i, node in enumerate(original.graph.node)}
     position.update({op: -1 for op in set(rewritten_inputs.values())})
@@ -79,6 +91,11 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
             origin = origins.get(tensor)
             if origin is not None:
                 names_by_node[node.name].append(origin.op)
+            elif tensor in dequantized:
+                source = dequantized[tensor]
+                origin = tensor_origins.get(source, origins.get(source))
+                if origin is not None and produced.get(source) == node.name:
+                    names_by_node[node.name].append(origin.op)
             elif node.op_type in PASS_THROUGH and node.input and node.input[0]:
                 origin = tensor_origins.get(node.input[0])
             tensor_origins[tensor] = origin
@@ -117,7 +134,7 @@ def _map_back_through_casts(
             if origins[k] is not None:
                 continue
             readers = consumers.get(tensor, [])
-            casts = [r for r in readers if r.op_type in PASS_THROUGH and r.output and tensor_origins.get(r.output[0]) is not None]
+            casts = [r for r in readers if r.op_type in _VALUE_KEEPING and r.output and tensor_origins.get(r.output[0]) is not None]
             if readers and len(casts) == len(readers):
                 origin = tensor_origins[casts[0].output[0]]
                 assert origin is not None

@@ -93,8 +93,19 @@ class DumpResult:
     notes: List[str] = field(default_factory=list)
 
 
-def dump_onnx(model: Union[PathLike, "object"], folder: PathLike, feeds: Mapping[str, np.ndarray], options: DumpOptions = DumpOptions(), *, name: str = "") -> DumpResult:
+def dump_onnx(
+    model: Union[PathLike, "object"],
+    folder: PathLike,
+    feeds: Mapping[str, np.ndarray],
+    options: DumpOptions = DumpOptions(),
+    *,
+    name: str = "",
+    reference: Optional["object"] = None,
+) -> DumpResult:
     """Run `model` (a path or a ModelProto) with `feeds` and write its tensors under `folder`.
+
+    A device run's fusion rule maps to the golden run of `reference` (default: `model` itself);
+    give the float model when `model` is its quantized copy (see :func:`quantize_qdq`).
 
     >>> import numpy as np, tempfile
     >>> from onnx import helper, TensorProto
@@ -116,7 +127,8 @@ def dump_onnx(model: Union[PathLike, "object"], folder: PathLike, feeds: Mapping
     out.mkdir(parents=True, exist_ok=True)
     prepared = prepare_model(model)
     notes = [f"node {r.old or '(unnamed)'} renamed {r.new}" for r in prepared.renames]
-    origins = tensor_origins(prepared.model, prepared.input_names)
+    golden_side = prepared if reference is None else prepare_model(reference)
+    origins = tensor_origins(golden_side.model, golden_side.input_names)
     kind = options.resolved_kind()
 
     rewritten, inputs_of_rewritten = prepared.model, prepared.input_names
@@ -140,12 +152,12 @@ def dump_onnx(model: Union[PathLike, "object"], folder: PathLike, feeds: Mapping
     mapped: Optional[float] = None
     if kind is OutputKind.GOLDEN:
         tensor_folder = out / GOLDEN_FOLDER
-        own_origins = origins if rewritten is prepared.model else tensor_origins(rewritten, inputs_of_rewritten)
+        own_origins = origins if rewritten is golden_side.model else tensor_origins(rewritten, inputs_of_rewritten)
         files, write_notes = write_golden(tensor_folder, run.tensors, own_origins, timestamp)
         count = len(files)
     else:
         tensor_folder = out / DUMP_FOLDER
-        lineage = recover_lineage(prepared.model, origins, rewritten, inputs_of_rewritten)
+        lineage = recover_lineage(golden_side.model, origins, rewritten, inputs_of_rewritten)
         mapped = lineage.mapped_share
         device_files, write_notes = write_device_dumps(tensor_folder, rewritten, run.tensors, lineage, timestamp, options.layout)
         count = len(device_files)
