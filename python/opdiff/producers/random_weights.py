@@ -60,15 +60,17 @@ def _fan_in(shape: Tuple[int, ...], consumer: "object") -> int:
 
 
 def _values(role: WeightRole, shape: Tuple[int, ...], consumer: "object", rng: np.random.Generator) -> np.ndarray:
+    # float32 draws: resnet50 has 25M weights, and float64 draws double the time.
+    normal = rng.standard_normal(shape, dtype=np.float32)
     if role is WeightRole.DENSE:
-        return rng.standard_normal(shape) * np.sqrt(2.0 / max(1, _fan_in(shape, consumer)))
+        return normal * np.float32(np.sqrt(2.0 / max(1, _fan_in(shape, consumer))))
     if role is WeightRole.BIAS:
-        return rng.standard_normal(shape) * 0.01
+        return normal * np.float32(0.01)
     if role is WeightRole.SCALE:
-        return 1.0 + 0.1 * rng.standard_normal(shape)
+        return 1 + np.float32(0.1) * normal
     if role is WeightRole.SHIFT:
-        return 0.1 * rng.standard_normal(shape)
-    return 1.0 + 0.1 * rng.random(shape)
+        return np.float32(0.1) * normal
+    return 1 + np.float32(0.1) * rng.random(shape, dtype=np.float32)
 
 
 def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
@@ -136,8 +138,11 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
         counts[role] += 1
         if node is not None:
             replaced_nodes.append(node)
-    for node in replaced_nodes:
-        graph.node.remove(node)
+    # Rebuild the node list: removing from a protobuf repeated field one by one is quadratic.
+    replaced = {id(node) for node in replaced_nodes}
+    kept_nodes = [node for node in graph.node if id(node) not in replaced]
+    del graph.node[:]
+    graph.node.extend(kept_nodes)
     kept = [init for init in graph.initializer if init.name not in new_values]
     del graph.initializer[:]
     graph.initializer.extend(kept)
