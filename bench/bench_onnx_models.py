@@ -97,7 +97,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     names = [n for n in args.models.split(",") if n] or light_model_names()
     console = Console(width=max(Console().width, 200))  # the table is wide; keep it readable when piped
     rows: List[ModelFigures] = []
-    with tempfile.TemporaryDirectory(prefix="opdiff-bench-onnx-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="bench-onnx-models-") as scratch:
         base = Path(args.keep) if args.keep else Path(scratch)
         for name in names:
             with console.status(f"{name} ..."):
