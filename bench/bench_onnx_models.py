@@ -68,7 +68,10 @@ def worst_cosine(golden: DumpResult, device: DumpResult) -> float:
             found = gold.newest(f"{escape_op_name(desc.origin_name)}.{desc.origin_output_index}") if desc.origin_name else None
             if found is None or tensor.dtype not in ("float16", "float32") or int(np.prod(tensor.original_shape or (1,))) < 2:
                 continue
-            worst = min(worst, opdiff.metrics(tensor.to_numpy(), np.load(found.path)).cosine_similarity)
+            cosine = opdiff.metrics(tensor.to_numpy(), np.load(found.path)).cosine_similarity
+            worst = cosine if np.isnan(cosine) else min(worst, cosine)  # NaN (an overflow) is the worst
+            if np.isnan(worst):
+                return worst
     return worst
 
 

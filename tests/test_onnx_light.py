@@ -61,6 +61,8 @@ def test_fused_graph_maps_to_golden(resnet, which):
 def test_device_outputs_match_golden(resnet):
     golden, fused, half = resnet
     gold = index_folder(golden.tensor_folder)
+    largest = max(float(np.abs(np.load(p)).max()) for p in golden.tensor_folder.glob("*.npy"))
+    assert 1 < largest < 100  # seeded weights keep activations sane (fp16 holds up to 65504)
     for device, dtype, floor in ((fused, "float32", 0.99999), (half, "float16", 0.999)):
         fm = opdiff.read_graph(device.fusion_rule)
         index = index_folder(device.tensor_folder)
@@ -84,6 +86,7 @@ def test_randomized_weights_are_seeded_and_replace_every_constant():
     assert randomize_weights(model, seed=8).model.SerializeToString() != first.model.SerializeToString()
     assert not [n for n in first.model.graph.node if n.op_type == "ConstantOfShape"]
     assert first.counts[WeightRole.DENSE] == 54 and first.counts[WeightRole.VARIANCE] == 53
+    assert first.counts[WeightRole.BRANCH_SCALE] == 20  # 16 residual joins, 4 of them with a projection shortcut
     from onnx import numpy_helper
 
     weights = {i.name: numpy_helper.to_array(i) for i in first.model.graph.initializer}
