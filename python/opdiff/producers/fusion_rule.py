@@ -10,7 +10,7 @@ original node's output into it), then every node in graph order. Inputs are ``pr
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 import numpy as np
 

@@ -86,9 +86,16 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
     """A copy of `model` whose float weights (initializers, and ConstantOfShape nodes fed by a
     constant shape) are replaced by seeded random initializers of the same name, shape and dtype.
 
-    >>> import onnx
-    >>> from opdiff.producers.light_models import load_light_model
-    >>> result = randomize_weights(load_light_model("squeezenet"), seed=0)  # doctest: +SKIP
+    >>> import numpy as np
+    >>> from onnx import helper, TensorProto, numpy_helper
+    >>> shape = numpy_helper.from_array(np.array([4, 3, 3, 3], np.int64), "w_shape")
+    >>> zeros = helper.make_tensor("v", TensorProto.FLOAT, [1], [0.02])
+    >>> nodes = [helper.make_node("ConstantOfShape", ["w_shape"], ["w"], value=zeros), helper.make_node("Conv", ["x", "w"], ["y"])]
+    >>> g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+    ...     [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [shape])
+    >>> result = randomize_weights(helper.make_model(g), seed=0)
+    >>> [n.op_type for n in result.model.graph.node], result.counts[WeightRole.DENSE], result.model.graph.initializer[0].dims
+    (['Conv'], 1, [4, 3, 3, 3])
     """
     import onnx
     from onnx import numpy_helper
@@ -101,7 +108,6 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
     for node in graph.node:
         for index, name in enumerate(node.input):
             consumers.setdefault(name, []).append((node, index))
-    producers = {name: node for node in graph.node for name in node.output}
 
     def semantic_consumer(tensor: str) -> Optional[Tuple["object", int]]:
         # Follow shape-only ops: densenet feeds batch-norm scales to Mul through Unsqueeze.
