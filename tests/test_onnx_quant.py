@@ -44,6 +44,10 @@ def test_quantized_run_maps_to_float_golden(quantized):
     gold = index_folder(golden.tensor_folder)
     dumps = index_folder(device.tensor_folder)
     assert fm.op("conv").original_names == ("conv",)
+    # the quantizer renames the graph output: gap writes a new tensor, the last DequantizeLinear writes "y"
+    assert fm.op("gap").original_names == ("gap",) and fm.op("gap").output_descs[0].origin_name == "gap"
+    last = fm.op("y_DequantizeLinear")
+    assert last.output_descs[0].origin_name == "gap" and last.original_names == ("",)
     for op in fm.ops:
         if op.type == "QuantizeLinear":
             # int8 codes: compared with nothing
@@ -59,3 +63,11 @@ def test_quantized_run_maps_to_float_golden(quantized):
     m = opdiff.metrics(value, reference)
     assert 0.99 < m.cosine_similarity < 1.0  # int8 rounding: close, not equal
     assert m.max_absolute_error > 0
+
+
+def test_mapped_share_counts_activations_and_leaves_int8_codes_unmapped(quantized):
+    qdq, _, device = quantized
+    activations = 1 + sum(1 for n in qdq.graph.node if n.op_type != "DequantizeLinear" or not n.input[0].endswith("_quantized"))
+    quantize_outputs = sum(1 for n in qdq.graph.node if n.op_type == "QuantizeLinear")
+    assert quantize_outputs > 0
+    assert device.mapped_share == pytest.approx(1 - quantize_outputs / activations)

@@ -47,12 +47,17 @@ class Lineage:
     tensor_origins: Dict[str, Optional[TensorOrigin]]  # every rewritten node output and input
     unassigned: List[str] = field(default_factory=list)  # vanished original nodes placed nowhere
 
+    activations: Set[str] = field(default_factory=set)  # tensors that depend on a model input
+
     @property
     def mapped_share(self) -> float:
-        """Share of the rewritten graph's tensors (node outputs and inputs) that map to an original tensor."""
-        if not self.tensor_origins:
+        """Share of the rewritten graph's activations (inputs, and node outputs that depend on an
+        input) that map to an original tensor. Weights and what is computed from weights alone
+        (a quantized model's weight DequantizeLinear) have no golden tensor and are not counted."""
+        counted = [origin for tensor, origin in self.tensor_origins.items() if tensor in self.activations]
+        if not counted:
             return 1.0
-        return sum(origin is not None for origin in self.tensor_origins.values()) / len(self.tensor_origins)
+        return sum(origin is not None for origin in counted) / len(counted)
 
 
 def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rewritten: "object", rewritten_inputs: Mapping[str, str]) -> Lineage:
@@ -102,6 +107,7 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
             node_origins.append(origin)
         outputs_by_node[node.name] = node_origins
     _map_back_through_casts(rewritten, tensor_origins, outputs_by_node, names_by_node)
+    _map_back_through_requantized_outputs(rewritten, origins, tensor_origins, outputs_by_node, names_by_node)
 
     unassigned = _assign_vanished(original, surviving, produced, names_by_node)
     nodes = {
@@ -112,7 +118,15 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
         )
         for node in rewritten.graph.node
     }
-    return Lineage(nodes, tensor_origins, unassigned)
+    return Lineage(nodes, tensor_origins, unassigned, _activations(rewritten, rewritten_inputs))
+
+
+def _activations(rewritten: "object", inputs: Mapping[str, str]) -> Set[str]:
+    reached = set(inputs)
+    for node in rewritten.graph.node:  # graph order is topological
+        if any(tensor in reached for tensor in node.input):
+            reached.update(tensor for tensor in node.output if tensor)
+    return reached
 
 
 def _map_back_through_casts(
@@ -144,6 +158,36 @@ def _map_back_through_casts(
                 for cast in casts:
                     if origin.op in names_by_node[cast.name]:
                         names_by_node[cast.name].remove(origin.op)
+
+
+def _map_back_through_requantized_outputs(
+    rewritten: "object",
+    origins: Mapping[str, TensorOrigin],
+    tensor_origins: Dict[str, Optional[TensorOrigin]],
+    outputs_by_node: Dict[str, List[Optional[TensorOrigin]]],
+    names_by_node: Dict[str, List[str]],
+) -> None:
+    # ONNX Runtime's quantizer renames a graph output Y: the node writes a new tensor, and the
+    # DequantizeLinear after its QuantizeLinear writes Y. The node computed Y's values: it takes
+    # Y's origin and op name; the DequantizeLinear keeps the origin only (a fake-quantized copy).
+    writer = {tensor: node for node in rewritten.graph.node for tensor in node.output if tensor}
+    for node in rewritten.graph.node:
+        if node.op_type != "DequantizeLinear" or not node.output or node.output[0] not in origins:
+            continue
+        quantize = writer.get(node.input[0])
+        if quantize is None or quantize.op_type != "QuantizeLinear":
+            continue
+        source = quantize.input[0]
+        producer = writer.get(source)
+        if producer is None or tensor_origins.get(source) is not None:
+            continue
+        origin = origins[node.output[0]]
+        position = [t for t in producer.output if t].index(source)
+        outputs_by_node[producer.name][position] = origin
+        tensor_origins[source] = origin
+        names_by_node[producer.name].append(origin.op)
+        if origin.op in names_by_node[node.name]:
+            names_by_node[node.name].remove(origin.op)
 
 
 def _assign_vanished(original: "object", surviving: Set[str], produced: Mapping[str, str], names_by_node: Dict[str, List[str]]) -> List[str]:
