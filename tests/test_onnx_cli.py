@@ -75,3 +75,14 @@ def test_a_failing_run_exits_1(tmp_path, capsys):
     np.save(wrong, np.ones((2, 5), np.float32))  # the model wants 4 columns
     assert main(["dump-onnx", str(path), "--input", f"in/x={wrong}", "-o", str(tmp_path / "out")]) == 1
     assert "the run failed" in capsys.readouterr().err
+
+
+def test_fault_option(tmp_path, capsys):
+    path = save_mlp(tmp_path)
+    common = ["dump-onnx", str(path), "--random-inputs", "0", "--dtype", "fp16"]
+    assert main([*common, "--fault", "fc/mat.mul=2", "-o", str(tmp_path / "f")]) == 0
+    assert "fault injected: node fc/mat.mul weights x2" in capsys.readouterr().out
+    assert main([*common, "--fault", "fc=x", "-o", str(tmp_path / "e")]) == 2
+    assert "is not NODE=SCALE" in capsys.readouterr().err
+    assert main([*common, "--fault", "missing", "-o", str(tmp_path / "e")]) == 2
+    assert "no node 'missing'" in capsys.readouterr().err

@@ -36,6 +36,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--layout", choices=("ND", "NC1HWC0"), default="ND", help="storage of 4-D float tensors in device dumps (default ND)")
     parser.add_argument("--randomize-weights", type=int, metavar="SEED", help="replace float weights by seeded random ones first")
     parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16")
+    parser.add_argument("--fault", metavar="NODE[=SCALE]", help="scale a quarter of NODE's weight channels (default x1.5): a known culprit")
     parser.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (default: its own choice)")
     parser.set_defaults(run=run)
 
@@ -61,7 +62,12 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError, OSError) as error:
         return fail(str(error), EXIT_BAD_ARGUMENTS)
     from opdiff.producers import DeviceLayout, DumpOptions, Optimization, OutputKind, Precision, dump_onnx
+    from opdiff.producers.fault_injection import parse_fault
 
+    try:
+        fault = parse_fault(args.fault) if args.fault else None
+    except ValueError as error:
+        return fail(str(error), EXIT_BAD_ARGUMENTS)
     options = DumpOptions(
         fusion=args.fusion == "on",
         optimization=Optimization(args.opt_level),
@@ -70,9 +76,12 @@ def run(args: argparse.Namespace) -> int:
         layout=DeviceLayout(args.layout),
         threads=args.threads,
         keep_fp32=tuple(t for t in args.keep_fp32.split(",") if t),
+        fault=fault,
     )
     try:
         result = dump_onnx(model, args.output, feeds, options, name=name)
+    except ValueError as error:  # a bad --fault
+        return fail(str(error), EXIT_BAD_ARGUMENTS)
     except Exception as error:  # ONNX Runtime raises its own exception types for bad models and feeds
         return fail(f"the run failed: {error}", EXIT_RUN_FAILED)
     result.notes[:0] = notes

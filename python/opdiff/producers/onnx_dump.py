@@ -25,6 +25,7 @@ import numpy as np
 
 from opdiff.dumps.writer import save_npy
 from opdiff.producers.device_dump import DeviceLayout, write_device_dumps
+from opdiff.producers.fault_injection import scale_weights
 from opdiff.producers.file_names import temporary_beside, timestamp_now
 from opdiff.producers.fp16_model import convert_to_fp16
 from opdiff.producers.fusion_rule import build_fusion_rule
@@ -69,6 +70,7 @@ class DumpOptions:
     layout: DeviceLayout = DeviceLayout.ND
     threads: int = 0
     keep_fp32: Tuple[str, ...] = ()
+    fault: Optional[Tuple[str, float]] = None  # (node, scale): see fault_injection.scale_weights
 
     def resolved_kind(self) -> OutputKind:
         if self.kind is not OutputKind.AUTO:
@@ -132,6 +134,9 @@ def dump_onnx(
     kind = options.resolved_kind()
 
     rewritten, inputs_of_rewritten = prepared.model, prepared.input_names
+    if options.fault is not None:
+        rewritten = scale_weights(rewritten, *options.fault)
+        notes.append(f"fault injected: node {options.fault[0]} weights x{options.fault[1]:g} (a quarter of the output channels)")
     if options.fusion:
         t = time.perf_counter()
         rewritten = prepare_model(optimize_model(rewritten, options.optimization, threads=options.threads)).model
