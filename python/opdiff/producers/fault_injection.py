@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Tuple
 
-import numpy as np
 
 
 def parse_fault(text: str) -> Tuple[str, float]:
