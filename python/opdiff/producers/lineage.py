@@ -65,6 +65,17 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
 
     `origins` maps the original graph's tensors to their golden op and index (node outputs and the
     Data ops of the inputs); `rewritten_inputs` maps the rewritten graph's inputs to their Data op names.
+
+    >>> from onnx import helper, TensorProto
+    >>> def model(nodes):
+    ...     return helper.make_model(helper.make_graph(nodes, "g", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2])],
+    ...                                                [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2])]))
+    >>> original = model([helper.make_node("Relu", ["a"], ["b"], name="relu"), helper.make_node("Neg", ["b"], ["c"], name="neg")])
+    >>> fused = model([helper.make_node("ReluNeg", ["a"], ["c"], name="fused", domain="x")])
+    >>> from opdiff.producers.golden_writer import tensor_origins
+    >>> lineage = recover_lineage(original, tensor_origins(original, {"a": "a"}), fused, {"a": "a"})
+    >>> lineage.nodes["fused"].original_names, lineage.nodes["fused"].output_origins, lineage.mapped_share
+    (('relu', 'neg'), (TensorOrigin(op='neg', index=0),), 1.0)
     """
     produced: Dict[str, str] = {}  # rewritten tensor -> rewritten node
     for node in rewritten.graph.node:
