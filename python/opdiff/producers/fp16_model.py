@@ -154,13 +154,18 @@ def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optio
             continue
         nodes.append(new)
 
+    # Field by field: a whole-model copy would copy every fp32 weight only to drop it.
     result = onnx.ModelProto()
-    result.CopyFrom(model)
-    del result.graph.node[:]
+    for name in ("ir_version", "producer_name", "producer_version", "domain", "model_version", "doc_string"):
+        setattr(result, name, getattr(model, name))
+    result.opset_import.extend(model.opset_import)
+    result.functions.extend(model.functions)
+    result.metadata_props.extend(model.metadata_props)
+    result.graph.name = graph.name
+    result.graph.input.extend(graph.input)
+    result.graph.output.extend(graph.output)
     result.graph.node.extend(nodes)
-    del result.graph.initializer[:]
     result.graph.initializer.extend(new_initializers)
-    del result.graph.value_info[:]
     produced_fp32 = set(fp32_outputs)
     for value in result.graph.output:
         if value.type.tensor_type.elem_type == TensorProto.FLOAT and value.name not in produced_fp32:

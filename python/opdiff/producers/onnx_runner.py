@@ -86,9 +86,35 @@ def tensor_types(model: "object") -> Dict[str, str]:
     know (ONNX Runtime's fused ops)."""
     import onnxruntime as ort
 
-    exposed, _ = exposed_copy(model)
+    exposed, _ = exposed_copy(hollow_copy(model))
     session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF), providers=["CPUExecutionProvider"])
     return {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
+
+
+def hollow_copy(model: "object", *, keep_bytes: int = 4096) -> "object":
+    """A copy of `model` whose initializers larger than `keep_bytes` became typed graph inputs:
+    the same graph for type inference, without copying hundreds of MB of weights (small ones,
+    such as Reshape's shape tensors, stay: shapes may depend on their values)."""
+    import onnx
+    from onnx import helper
+
+    hollow = onnx.ModelProto()
+    graph = model.graph
+    big = [init for init in graph.initializer if len(init.raw_data) > keep_bytes or len(init.float_data) * 4 > keep_bytes]
+    big_names = {init.name for init in big}
+    # Field by field: copying the whole model first would copy the weights it exists to avoid.
+    hollow.ir_version = model.ir_version
+    hollow.opset_import.extend(model.opset_import)
+    hollow.functions.extend(model.functions)
+    hollow.graph.name = graph.name
+    hollow.graph.node.extend(graph.node)
+    hollow.graph.input.extend(graph.input)
+    hollow.graph.output.extend(graph.output)
+    hollow.graph.value_info.extend(graph.value_info)
+    hollow.graph.initializer.extend(init for init in graph.initializer if init.name not in big_names)
+    listed = {value.name for value in hollow.graph.input}
+    hollow.graph.input.extend(helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)) for init in big if init.name not in listed)
+    return hollow
 
 
 def run_exposing_all(model: "object", feeds: Mapping[str, np.ndarray], *, threads: int = 0) -> TensorRun:
