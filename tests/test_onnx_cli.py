@@ -86,3 +86,15 @@ def test_fault_option(tmp_path, capsys):
     assert "is not NODE=SCALE" in capsys.readouterr().err
     assert main([*common, "--fault", "missing", "-o", str(tmp_path / "e")]) == 2
     assert "no node 'missing'" in capsys.readouterr().err
+
+
+def test_qdq_option_runs_the_quantized_copy_against_the_float_golden(tmp_path, capsys):
+    pytest.importorskip("onnxruntime.quantization")
+    path = save_mlp(tmp_path)
+    assert main(["dump-onnx", str(path), "--random-inputs", "0", "--qdq", "2", "-o", str(tmp_path / "q")]) == 0
+    out = capsys.readouterr().out
+    assert "device run" in out and "QDQ int8 copy calibrated on 2 seeded random batches" in out
+    fm = opdiff.read_graph(tmp_path / "q" / "fusion_rule.json")
+    assert {"QuantizeLinear", "DequantizeLinear"} <= {op.type for op in fm.ops}
+    assert fm.op("softmax").original_names == ("softmax",)
+    assert main(["dump-onnx", str(path), "--random-inputs", "0", "--qdq", "0", "-o", str(tmp_path / "e")]) == 2

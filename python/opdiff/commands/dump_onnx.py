@@ -11,6 +11,7 @@ with the onnx package (resnet50, squeezenet, ...).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,6 +36,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         help="what to write (default: golden for --fusion off --dtype fp32, device otherwise)")
     parser.add_argument("--layout", choices=("ND", "NC1HWC0"), default="ND", help="storage of 4-D float tensors in device dumps (default ND)")
     parser.add_argument("--randomize-weights", type=int, metavar="SEED", help="replace float weights by seeded random ones first")
+    parser.add_argument("--qdq", type=int, metavar="BATCHES",
+                        help="run a QDQ int8 copy (ONNX Runtime static quantization, calibrated on BATCHES seeded random feeds); "
+                        "its fusion rule maps to the float model's golden run")
     parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16")
     parser.add_argument("--fault", metavar="NODE[=SCALE]", help="scale a quarter of NODE's weight channels (default x1.5): a known culprit")
     parser.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (default: its own choice)")
@@ -78,8 +82,23 @@ def run(args: argparse.Namespace) -> int:
         keep_fp32=tuple(t for t in args.keep_fp32.split(",") if t),
         fault=fault,
     )
+    reference = None
+    if args.qdq is not None:
+        from opdiff.producers.model_inputs import input_specs, random_inputs
+        from opdiff.producers.qdq_model import quantize_qdq
+
+        if args.qdq < 1:
+            return fail("--qdq needs at least one calibration batch", EXIT_BAD_ARGUMENTS)
+        specs = input_specs(model)
+        try:
+            model, reference = quantize_qdq(model, [random_inputs(specs, 1000 + k) for k in range(args.qdq)]), model
+        except Exception as error:  # the quantizer raises many types for models it cannot handle
+            return fail(f"quantization failed: {error}", EXIT_RUN_FAILED)
+        notes.append(f"QDQ int8 copy calibrated on {args.qdq} seeded random batches (seeds 1000...)")
+        if options.kind is OutputKind.AUTO:
+            options = dataclasses.replace(options, kind=OutputKind.DEVICE)
     try:
-        result = dump_onnx(model, args.output, feeds, options, name=name)
+        result = dump_onnx(model, args.output, feeds, options, name=name, reference=reference)
     except ValueError as error:  # a bad --fault
         return fail(str(error), EXIT_BAD_ARGUMENTS)
     except Exception as error:  # ONNX Runtime raises its own exception types for bad models and feeds
