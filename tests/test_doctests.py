@@ -7,6 +7,7 @@ import pkgutil
 import pytest
 
 import opdiff
+from opdiff.producers.onnx_support import onnx_available
 
 MODULES = sorted(
     name for _, name, _ in pkgutil.walk_packages(opdiff.__path__, prefix="opdiff.") if not name.endswith("__main__")
@@ -15,6 +16,8 @@ MODULES = sorted(
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
+    if name.startswith("opdiff.producers") and not onnx_available():
+        pytest.skip('needs the onnx extra: pip install "opdiff[onnx]"')
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"

@@ -1,0 +1,183 @@
+"""An fp16 copy of an fp32 ONNX model: what a device that computes in half precision runs.
+
+Float weights become fp16; float inputs stay fp32 and a ``Cast`` per input turns them to fp16 (as a
+compiled device model converts its inputs); nodes compute and write fp16. A node whose operator
+schema has no fp16 form for one of its float inputs, or whose type is in ``keep_fp32``, stays fp32
+with Casts around it: its output keeps its name (and its golden) and a Cast writes the fp16 copy
+the next nodes read. Tensor names of the original graph are kept, so fp16 tensors map to golden ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
+
+import numpy as np
+
+FP16_SUFFIX = "__fp16"
+FP32_SUFFIX = "__fp32"
+
+
+@dataclass
+class Fp16Model:
+    """The converted model and the nodes kept in fp32."""
+
+    model: "object"
+    kept_fp32: List[str] = field(default_factory=list)
+
+
+def _opset(model: "object") -> int:
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+
+
+def _allows_fp16(node: "object", index: int, opset: int, is_output: bool = False) -> bool:
+    """Whether input (or output) `index` of `node` may be fp16 per its schema (True when unknown)."""
+    import onnx
+
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opset, node.domain or "")
+    except Exception:  # a custom domain or unknown op: assume it follows its inputs
+        return True
+    formals = schema.outputs if is_output else schema.inputs
+    if not formals:
+        return True
+    formal = formals[min(index, len(formals) - 1)]
+    allowed: Iterable[str] = [formal.type_str]
+    for constraint in schema.type_constraints:
+        if constraint.type_param_str == formal.type_str:
+            allowed = constraint.allowed_type_strs
+    return "tensor(float16)" in allowed
+
+
+def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None) -> Fp16Model:
+    """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32.
+
+    `types` (tensor -> ``"tensor(float)"`` etc., as :func:`opdiff.producers.onnx_runner.tensor_types`
+    gives) says which tensors are float; without it onnx's shape inference decides, which does not
+    know ONNX Runtime's fused ops.
+
+    >>> import numpy as np
+    >>> from onnx import helper, TensorProto, numpy_helper
+    >>> w = numpy_helper.from_array(np.ones((2, 2), np.float32), "w")
+    >>> g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "g",
+    ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])], [w])
+    >>> m = convert_to_fp16(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])).model
+    >>> [n.op_type for n in m.graph.node], m.graph.initializer[0].data_type == TensorProto.FLOAT16
+    (['Cast', 'MatMul'], True)
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = model.graph
+    opset = _opset(model)
+    float_tensors: Set[str] = set()
+    if types is not None:
+        float_tensors.update(name for name, type_ in types.items() if type_ == "tensor(float)")
+    else:
+        inferred = onnx.shape_inference.infer_shapes(model).graph
+        for value in list(inferred.value_info) + list(inferred.input) + list(inferred.output):
+            if value.type.tensor_type.elem_type == TensorProto.FLOAT:
+                float_tensors.add(value.name)
+    initializers = {init.name: init for init in graph.initializer}
+    float_tensors.update(name for name, init in initializers.items() if init.data_type == TensorProto.FLOAT)
+    keep_types = set(keep_fp32)
+
+    fp32_nodes: Set[str] = set()
+    for node in graph.node:
+        wants_fp32 = node.op_type in keep_types or any(
+            t in float_tensors and not _allows_fp16(node, i, opset) for i, t in enumerate(node.input) if t
+        ) or any(t in float_tensors and not _allows_fp16(node, i, opset, is_output=True) for i, t in enumerate(node.output) if t)
+        if wants_fp32 and node.op_type not in ("Cast",):
+            fp32_nodes.add(node.name)
+
+    def consumer_wants_fp16(node: "object", index: int) -> bool:
+        return node.name not in fp32_nodes and _allows_fp16(node, index, opset)
+
+    # Initializers: fp16 where every reader takes fp16, fp32 where none does, both where mixed.
+    readers: Dict[str, List[Tuple["object", int]]] = {}
+    for node in graph.node:
+        for index, tensor in enumerate(node.input):
+            readers.setdefault(tensor, []).append((node, index))
+    new_initializers = []
+    renamed_input: Dict[Tuple[str, int], str] = {}  # (node, input index) -> tensor to read instead
+    for name, init in initializers.items():
+        if init.data_type != TensorProto.FLOAT:
+            new_initializers.append(init)
+            continue
+        wants = [(node, index, consumer_wants_fp16(node, index)) for node, index in readers.get(name, [])]
+        half = numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), name)
+        if all(w for _, _, w in wants):
+            new_initializers.append(half)
+        elif not any(w for _, _, w in wants):
+            new_initializers.append(init)
+        else:
+            new_initializers.append(init)
+            half.name = name + FP16_SUFFIX
+            new_initializers.append(half)
+            for node, index, w in wants:
+                if w:
+                    renamed_input[(node.name, index)] = half.name
+
+    nodes: List["object"] = []
+    graph_inputs = {value.name for value in graph.input if value.name not in initializers}
+    for value in graph.input:
+        if value.name in graph_inputs and value.name in float_tensors:
+            cast_out = value.name + FP16_SUFFIX
+            nodes.append(helper.make_node("Cast", [value.name], [cast_out], name=f"{value.name}_to_fp16", to=TensorProto.FLOAT16))
+            for node, index in readers.get(value.name, []):
+                if consumer_wants_fp16(node, index):
+                    renamed_input[(node.name, index)] = cast_out
+
+    fp32_outputs: Dict[str, str] = {}  # fp32 tensor written by a kept node -> its fp16 copy
+    for node in graph.node:
+        new = onnx.NodeProto()
+        new.CopyFrom(node)
+        for index, tensor in enumerate(node.input):
+            if (node.name, index) in renamed_input:
+                new.input[index] = renamed_input[(node.name, index)]
+            elif tensor in fp32_outputs and consumer_wants_fp16(node, index):
+                new.input[index] = fp32_outputs[tensor]
+        _convert_attributes(new)
+        if node.name in fp32_nodes:
+            # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up.
+            for index, tensor in enumerate(new.input):
+                if tensor and tensor in float_tensors and tensor not in initializers and tensor not in fp32_outputs and tensor not in graph_inputs:
+                    up = f"{tensor}{FP32_SUFFIX}_{node.name}"
+                    nodes.append(helper.make_node("Cast", [tensor], [up], name=f"{node.name}_input{index}_to_fp32", to=TensorProto.FLOAT))
+                    new.input[index] = up
+            nodes.append(new)
+            for index, tensor in enumerate(node.output):
+                if tensor and tensor in float_tensors:
+                    down = tensor + FP16_SUFFIX
+                    nodes.append(helper.make_node("Cast", [tensor], [down], name=f"{node.name}_output{index}_to_fp16", to=TensorProto.FLOAT16))
+                    fp32_outputs[tensor] = down
+            continue
+        nodes.append(new)
+
+    # Field by field: a whole-model copy would copy every fp32 weight only to drop it.
+    result = onnx.ModelProto()
+    for name in ("ir_version", "producer_name", "producer_version", "domain", "model_version", "doc_string"):
+        setattr(result, name, getattr(model, name))
+    result.opset_import.extend(model.opset_import)
+    result.functions.extend(model.functions)
+    result.metadata_props.extend(model.metadata_props)
+    result.graph.name = graph.name
+    result.graph.input.extend(graph.input)
+    result.graph.output.extend(graph.output)
+    result.graph.node.extend(nodes)
+    result.graph.initializer.extend(new_initializers)
+    produced_fp32 = set(fp32_outputs)
+    for value in result.graph.output:
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT and value.name not in produced_fp32:
+            value.type.tensor_type.elem_type = TensorProto.FLOAT16
+    return Fp16Model(result, sorted(fp32_nodes))
+
+
+def _convert_attributes(node: "object") -> None:
+    from onnx import TensorProto, numpy_helper
+
+    for attribute in node.attribute:
+        if attribute.name == "to" and node.op_type == "Cast" and attribute.i == TensorProto.FLOAT:
+            attribute.i = TensorProto.FLOAT16
+        elif attribute.name == "value" and attribute.HasField("t") and attribute.t.data_type == TensorProto.FLOAT:
+            attribute.t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(attribute.t).astype(np.float16), attribute.t.name))

@@ -1,0 +1,216 @@
+"""`dump_onnx`: one run of an ONNX model written as golden .npy files or as device dump files with
+their fusion rule. The CLI `opdiff dump-onnx` is a thin layer over it.
+
+Output folder layout::
+
+    DIR/golden/                 golden run: {escaped op}.{output index}.{timestamp}.npy (+ mapping.csv)
+    DIR/dump/                   device run: {op_type}.{escaped node}.{task}.{stream}.{timestamp}
+    DIR/fusion_rule.json        device run: atc --mode=1 shaped fusion rule (opdiff.read_graph reads it)
+    DIR/model.onnx              the graph that ran (prepared names; optimised and/or fp16 for device runs)
+    DIR/inputs/{input}.npy      the input values, for --input in another run
+    DIR/manifest.json           what ran, with which options, timings and notes
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple, Union
+
+import numpy as np
+
+from opdiff.dumps.writer import save_npy
+from opdiff.producers.device_dump import DeviceLayout, write_device_dumps
+from opdiff.producers.fault_injection import scale_weights
+from opdiff.producers.file_names import temporary_beside, timestamp_now
+from opdiff.producers.fp16_model import convert_to_fp16
+from opdiff.producers.fusion_rule import build_fusion_rule
+from opdiff.producers.golden_writer import tensor_origins, write_golden
+from opdiff.producers.lineage import recover_lineage
+from opdiff.producers.model_prep import file_safe_name, prepare_model
+from opdiff.producers.onnx_runner import Optimization, optimize_model, run_exposing_all, tensor_types
+from opdiff.producers.onnx_support import require_onnx
+
+PathLike = Union[str, "os.PathLike[str]"]
+GOLDEN_FOLDER = "golden"
+DUMP_FOLDER = "dump"
+FUSION_RULE = "fusion_rule.json"
+
+
+class Precision(str, Enum):
+    FP32 = "fp32"
+    FP16 = "fp16"
+
+
+class OutputKind(str, Enum):
+    """Golden .npy files, or device dump files with a fusion rule (auto: golden only for an
+    unoptimised fp32 run)."""
+
+    AUTO = "auto"
+    GOLDEN = "golden"
+    DEVICE = "device"
+
+
+@dataclass(frozen=True)
+class DumpOptions:
+    """How to run and what to write.
+
+    ``fusion`` runs the graph ONNX Runtime optimises at ``optimization`` (default extended: its
+    fusions keep tensor names; ``all`` adds NCHWc layout ops whose tensors have new names).
+    """
+
+    fusion: bool = False
+    optimization: Optimization = Optimization.EXTENDED
+    precision: Precision = Precision.FP32
+    kind: OutputKind = OutputKind.AUTO
+    layout: DeviceLayout = DeviceLayout.ND
+    threads: int = 0
+    keep_fp32: Tuple[str, ...] = ()
+    fault: Optional[Tuple[str, float]] = None  # (node, scale): see fault_injection.scale_weights
+
+    def resolved_kind(self) -> OutputKind:
+        if self.kind is not OutputKind.AUTO:
+            return self.kind
+        return OutputKind.GOLDEN if not self.fusion and self.precision is Precision.FP32 else OutputKind.DEVICE
+
+
+@dataclass
+class DumpResult:
+    """What a dump wrote, and how long each step took (seconds)."""
+
+    folder: Path
+    kind: OutputKind
+    tensor_folder: Path
+    files: int
+    fusion_rule: Optional[Path]
+    model_path: Path
+    timestamp: int
+    ops: int
+    mapped_share: Optional[float] = None
+    seconds: Dict[str, float] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+
+
+def dump_onnx(
+    model: Union[PathLike, "object"],
+    folder: PathLike,
+    feeds: Mapping[str, np.ndarray],
+    options: DumpOptions = DumpOptions(),
+    *,
+    name: str = "",
+    reference: Optional["object"] = None,
+) -> DumpResult:
+    """Run `model` (a path or a ModelProto) with `feeds` and write its tensors under `folder`.
+
+    A device run's fusion rule maps to the golden run of `reference` (default: `model` itself);
+    give the float model when `model` is its quantized copy (see :func:`quantize_qdq`).
+
+    >>> import numpy as np, tempfile
+    >>> from onnx import helper, TensorProto
+    >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
+    ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     result = dump_onnx(helper.make_model(g), out, {"x": np.array([-1, 1], np.float32)})
+    ...     sorted(p.name.split(".")[0] for p in result.tensor_folder.iterdir())
+    ['relu', 'x']
+    """
+    onnx, _ = require_onnx()
+    started = time.perf_counter()
+    seconds: Dict[str, float] = {}
+    if not isinstance(model, onnx.ModelProto):
+        name = name or Path(os.fspath(model)).stem
+        model = onnx.load(os.fspath(model))
+    name = file_safe_name(name or model.graph.name or "model")
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    prepared = prepare_model(model)
+    notes = [f"node {r.old or '(unnamed)'} renamed {r.new}" for r in prepared.renames]
+    golden_side = prepared if reference is None else prepare_model(reference)
+    origins = tensor_origins(golden_side.model, golden_side.input_names)
+    kind = options.resolved_kind()
+
+    rewritten, inputs_of_rewritten = prepared.model, prepared.input_names
+    if options.fault is not None:
+        rewritten = scale_weights(rewritten, *options.fault)
+        notes.append(f"fault injected: node {options.fault[0]} weights x{options.fault[1]:g} (a quarter of the output channels)")
+    if options.fusion:
+        t = time.perf_counter()
+        rewritten = prepare_model(optimize_model(rewritten, options.optimization, threads=options.threads)).model
+        seconds["optimize"] = time.perf_counter() - t
+    if options.precision is Precision.FP16:
+        # After optimising: ONNX Runtime's CPU optimiser would run an fp16 graph's ops in fp32 and
+        # drop the fp16 rounding between them; converting the fused graph keeps fp16 at every op.
+        converted = convert_to_fp16(rewritten, options.keep_fp32, tensor_types(rewritten))
+        rewritten = converted.model
+        notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    seconds["prepare"] = time.perf_counter() - started - seconds.get("optimize", 0.0)
+
+    run = run_exposing_all(rewritten, feeds, threads=options.threads)
+    seconds["session"], seconds["run"] = run.session_seconds, run.run_seconds
+    timestamp = timestamp_now()
+    t = time.perf_counter()
+    fusion_rule: Optional[Path] = None
+    mapped: Optional[float] = None
+    if kind is OutputKind.GOLDEN:
+        tensor_folder = out / GOLDEN_FOLDER
+        own_origins = origins if rewritten is golden_side.model else tensor_origins(rewritten, inputs_of_rewritten)
+        files, write_notes = write_golden(tensor_folder, run.tensors, own_origins, timestamp)
+        count = len(files)
+    else:
+        tensor_folder = out / DUMP_FOLDER
+        lineage = recover_lineage(golden_side.model, origins, rewritten, inputs_of_rewritten)
+        mapped = lineage.mapped_share
+        device_files, write_notes = write_device_dumps(tensor_folder, rewritten, run.tensors, lineage, timestamp, options.layout)
+        count = len(device_files)
+        from opdiff.graph import write_atc_json
+
+        fusion_map = build_fusion_rule(name, rewritten, inputs_of_rewritten, lineage, origins, run.tensors)
+        fusion_rule = write_atc_json(fusion_map, out / FUSION_RULE)
+        if lineage.unassigned:
+            notes.append(f"{len(lineage.unassigned)} original nodes vanished without a surviving consumer: {', '.join(lineage.unassigned[:10])}")
+    seconds["write"] = time.perf_counter() - t
+    notes += write_notes
+    model_path = _save_model(rewritten, out / "model.onnx")
+    _save_inputs(out / "inputs", feeds)
+    result = DumpResult(out, kind, tensor_folder, count, fusion_rule, model_path, timestamp, len(rewritten.graph.node), mapped, seconds, notes)
+    _write_manifest(out / "manifest.json", result, options, name)
+    return result
+
+
+def _save_model(model: "object", target: Path) -> Path:
+    temporary = temporary_beside(target)
+    temporary.write_bytes(model.SerializeToString())
+    os.replace(temporary, target)
+    return target
+
+
+def _save_inputs(folder: Path, feeds: Mapping[str, np.ndarray]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for input_name, array in feeds.items():
+        target = folder / f"{file_safe_name(input_name).replace('/', '_')}.npy"
+        temporary = temporary_beside(target)
+        save_npy(temporary, np.asarray(array))
+        os.replace(temporary, target)
+
+
+def _write_manifest(target: Path, result: DumpResult, options: DumpOptions, name: str) -> None:
+    document = {
+        "model": name,
+        "kind": result.kind.value,
+        "tensors": os.fspath(result.tensor_folder),
+        "files": result.files,
+        "fusion_rule": os.fspath(result.fusion_rule) if result.fusion_rule else None,
+        "timestamp": result.timestamp,
+        "ops": result.ops,
+        "mapped_share": result.mapped_share,
+        "options": {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(options).items()},
+        "seconds": result.seconds,
+        "notes": result.notes,
+    }
+    temporary = temporary_beside(target)
+    temporary.write_text(json.dumps(document, indent=2, default=str), encoding="utf-8")
+    os.replace(temporary, target)

@@ -1,0 +1,143 @@
+"""Running ONNX models with ONNX Runtime on the CPU and keeping every intermediate tensor.
+
+Graph optimisation is off unless asked for: ONNX Runtime's fusions remove the intermediate tensors
+a golden run exists to provide. An optimised ("fusion on") run is two steps: a session at the asked
+level writes its optimised graph (``SessionOptions.optimized_model_filepath``), and that graph is
+then run as it is, with every node output exposed.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional
+
+import numpy as np
+
+from opdiff.producers.model_prep import exposed_copy
+
+
+class Optimization(str, Enum):
+    """ONNX Runtime graph optimisation levels (``off`` keeps every original op)."""
+
+    OFF = "off"
+    BASIC = "basic"
+    EXTENDED = "extended"
+    ALL = "all"
+
+    def ort_level(self) -> "object":
+        import onnxruntime as ort
+
+        return {
+            Optimization.OFF: ort.GraphOptimizationLevel.ORT_DISABLE_ALL,
+            Optimization.BASIC: ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+            Optimization.EXTENDED: ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED,
+            Optimization.ALL: ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+        }[self]
+
+
+@dataclass
+class TensorRun:
+    """Every node output of one run by tensor name (model inputs included), in node order, and
+    the seconds the session took to build and run."""
+
+    tensors: Dict[str, np.ndarray]
+    order: List[str]
+    session_seconds: float
+    run_seconds: float
+
+
+def session_options(level: Optimization, *, threads: int = 0, optimized_path: Optional[Path] = None) -> "object":
+    """SessionOptions at `level`, quiet (errors only), `threads` intra-op threads (0 = ORT's default)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = level.ort_level()
+    options.log_severity_level = 3  # warnings such as "removing unused initializer" are noise here
+    if threads:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+    if optimized_path is not None:
+        options.optimized_model_filepath = os.fspath(optimized_path)
+    return options
+
+
+def optimize_model(model: "object", level: Optimization, *, threads: int = 0) -> "object":
+    """The graph ONNX Runtime runs for `model` at `level` (a ModelProto), read back from the file the
+    session writes (fused nodes such as ``FusedConv`` live in the ``com.microsoft`` domain).
+    """
+    import onnx
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory(prefix="opdiff-ort-") as folder:
+        target = Path(folder) / "optimized.onnx"
+        ort.InferenceSession(model.SerializeToString(), session_options(level, threads=threads, optimized_path=target),
+                             providers=["CPUExecutionProvider"])
+        return onnx.load(os.fspath(target))
+
+
+def tensor_types(model: "object") -> Dict[str, str]:
+    """The element type ONNX Runtime gives every input and node output of `model` (``"tensor(float)"``
+    etc.), read from a session over the exposed copy; works for ops onnx's shape inference does not
+    know (ONNX Runtime's fused ops)."""
+    import onnxruntime as ort
+
+    exposed, _ = exposed_copy(hollow_copy(model))
+    session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF), providers=["CPUExecutionProvider"])
+    return {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
+
+
+def hollow_copy(model: "object", *, keep_bytes: int = 4096) -> "object":
+    """A copy of `model` whose initializers larger than `keep_bytes` became typed graph inputs:
+    the same graph for type inference, without copying hundreds of MB of weights (small ones,
+    such as Reshape's shape tensors, stay: shapes may depend on their values)."""
+    import onnx
+    from onnx import helper
+
+    hollow = onnx.ModelProto()
+    graph = model.graph
+    big = [init for init in graph.initializer if len(init.raw_data) > keep_bytes or len(init.float_data) * 4 > keep_bytes]
+    big_names = {init.name for init in big}
+    # Field by field: copying the whole model first would copy the weights it exists to avoid.
+    hollow.ir_version = model.ir_version
+    hollow.opset_import.extend(model.opset_import)
+    hollow.functions.extend(model.functions)
+    hollow.graph.name = graph.name
+    hollow.graph.node.extend(graph.node)
+    hollow.graph.input.extend(graph.input)
+    hollow.graph.output.extend(graph.output)
+    hollow.graph.value_info.extend(graph.value_info)
+    hollow.graph.initializer.extend(init for init in graph.initializer if init.name not in big_names)
+    listed = {value.name for value in hollow.graph.input}
+    hollow.graph.input.extend(helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)) for init in big if init.name not in listed)
+    return hollow
+
+
+def run_exposing_all(model: "object", feeds: Mapping[str, np.ndarray], *, threads: int = 0) -> TensorRun:
+    """Run `model` as it is (no optimisation) and return every node output and the inputs.
+
+    >>> import numpy as np
+    >>> from onnx import helper, TensorProto
+    >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"])], "g",
+    ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    >>> run = run_exposing_all(helper.make_model(g), {"x": np.array([-1, 2], np.float32)})
+    >>> run.order, run.tensors["r"].tolist()
+    (['r', 'y'], [0.0, 2.0])
+    """
+    import onnxruntime as ort
+
+    exposed, names = exposed_copy(model)
+    started = time.perf_counter()
+    session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF, threads=threads),
+                                   providers=["CPUExecutionProvider"])
+    built = time.perf_counter()
+    wanted = [output.name for output in session.get_outputs()]
+    values = session.run(wanted, dict(feeds))
+    finished = time.perf_counter()
+    tensors: Dict[str, np.ndarray] = {name: np.asarray(value) for name, value in feeds.items()}
+    tensors.update({name: np.asarray(value) for name, value in zip(wanted, values)})
+    return TensorRun(tensors, names, built - started, finished - built)
