@@ -24,11 +24,23 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.dumps.discovery import escape_op_name, index_folder
-from opdiff.producers import DumpOptions, DumpResult, Precision, dump_onnx
+from opdiff.advisor import advise
+from opdiff.producers import DumpOptions, DumpResult, OutputKind, Precision, dump_onnx
 from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
 from opdiff.producers.random_weights import randomize_weights
+
+
+@dataclass
+class ComparisonFigures:
+    """One opdiff compare of two runs: how much matched, the worst cosine, the advisor's verdict."""
+
+    seconds: float
+    outputs: int
+    compared_share: float
+    worst_cosine: float
+    failing: int
+    verdict: str
 
 
 @dataclass
@@ -38,14 +50,13 @@ class ModelFigures:
     golden_files: int
     golden_s: float
     fusion_s: float
-    fp16_s: float
     fp16_fusion_s: float
     fused_nodes: int
     multi_to_one: int
     fusion_mapped: float
-    fp16_fusion_mapped: float
     max_abs_golden: float
-    worst_fp16_cosine: float
+    fp16_vs_golden: ComparisonFigures
+    fusion_on_vs_off: ComparisonFigures
 
 
 def timed(call):
@@ -54,25 +65,18 @@ def timed(call):
     return result, time.perf_counter() - started
 
 
-def worst_cosine(golden: DumpResult, device: DumpResult) -> float:
-    """The lowest cosine similarity of a float device output against its golden tensor."""
-    gold = index_folder(golden.tensor_folder)
-    fusion_map = opdiff.read_graph(device.fusion_rule)
-    by_key = {escape_op_name(op.name): op for op in fusion_map.ops}
-    index = index_folder(device.tensor_folder)
-    worst = 1.0
-    for key in index.files:
-        dump = opdiff.read_dump(index.newest(key).path)
-        for k, tensor in enumerate(dump.outputs):
-            desc = by_key[key].output_descs[k]
-            found = gold.newest(f"{escape_op_name(desc.origin_name)}.{desc.origin_output_index}") if desc.origin_name else None
-            if found is None or tensor.dtype not in ("float16", "float32") or int(np.prod(tensor.original_shape or (1,))) < 2:
-                continue
-            cosine = opdiff.metrics(tensor.to_numpy(), np.load(found.path)).cosine_similarity
-            worst = cosine if np.isnan(cosine) else min(worst, cosine)  # NaN (an overflow) is the worst
-            if np.isnan(worst):
-                return worst
-    return worst
+def compare_runs(my: DumpResult, golden: DumpResult, close_rule: Optional[Path] = None) -> ComparisonFigures:
+    """opdiff compare of `my` (a device run) against `golden` (golden .npy, or a fusion-off device run)."""
+    report, seconds = timed(lambda: opdiff.compare(my.tensor_folder, golden.tensor_folder, fusion_rule=my.fusion_rule,
+                                                   close_fusion_rule=close_rule))
+    outputs = [row for row in report.rows if ":output:" in row.tensor_index]
+    compared = [row for row in outputs if row.compared]
+    cosines = [row.metrics.cosine_similarity for row in compared if row.metrics.count > 1]
+    findings = advise(report, opdiff.read_graph(my.fusion_rule))
+    # The advisor's headline: its first finding, or "all pass" when only the verdict is left.
+    headline = "all pass" if len(findings) == 1 and report.first_failure() is None else findings[0].kind.value
+    return ComparisonFigures(seconds, len(outputs), len(compared) / max(1, len(outputs)),
+                             min(cosines, default=float("nan")), len(report.failing()), headline)
 
 
 def bench_model(name: str, seed: int, folder: Path) -> ModelFigures:
@@ -80,14 +84,15 @@ def bench_model(name: str, seed: int, folder: Path) -> ModelFigures:
     feeds = random_inputs(input_specs(model), seed)
     golden, golden_s = timed(lambda: dump_onnx(model, folder / "golden", feeds, name=name))
     fused, fusion_s = timed(lambda: dump_onnx(model, folder / "fusion", feeds, DumpOptions(fusion=True), name=name))
-    _, fp16_s = timed(lambda: dump_onnx(model, folder / "fp16", feeds, DumpOptions(precision=Precision.FP16), name=name))
-    half, fp16_fusion_s = timed(lambda: dump_onnx(model, folder / "fp16_fusion", feeds, DumpOptions(fusion=True, precision=Precision.FP16), name=name))
+    unfused = dump_onnx(model, folder / "no_fusion", feeds, DumpOptions(kind=OutputKind.DEVICE), name=name)
+    half, fp16_fusion_s = timed(lambda: dump_onnx(model, folder / "fp16_fusion", feeds,
+                                                  DumpOptions(fusion=True, precision=Precision.FP16), name=name))
     fusion_map = opdiff.read_graph(fused.fusion_rule)
     max_abs = max(float(np.abs(np.load(p)).max()) for p in golden.tensor_folder.glob("*.npy") if np.load(p).dtype.kind == "f" and np.load(p).size)
     return ModelFigures(
-        name, len(model.graph.node), golden.files, golden_s, fusion_s, fp16_s, fp16_fusion_s, fused.ops,
-        sum(1 for g in fusion_map.groups if g.relation.value == "MultiToOne"),
-        fused.mapped_share or 0.0, half.mapped_share or 0.0, max_abs, worst_cosine(golden, half),
+        name, len(model.graph.node), golden.files, golden_s, fusion_s, fp16_fusion_s, fused.ops,
+        sum(1 for g in fusion_map.groups if g.relation.value == "MultiToOne"), fused.mapped_share or 0.0, max_abs,
+        compare_runs(half, golden), compare_runs(fused, unfused, unfused.fusion_rule),
     )
 
 
@@ -106,13 +111,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             with console.status(f"{name} ..."):
                 rows.append(bench_model(name, args.seed, base / name))
     table = Table(title=f"dump-onnx on the onnx package's light models (seeded weights {args.seed}; load average {os.getloadavg()[0]:.1f}; seconds per whole run)")
-    for column in ("model", "nodes", "golden files", "golden s", "fusion-on s", "fp16 s", "fp16+fusion s", "fused-graph nodes",
-                   "MultiToOne", "mapped (fusion)", "mapped (fp16+fusion)", "max |golden|", "worst fp16 cosine"):
-        table.add_column(column, justify="left" if column == "model" else "right")
+    for column in ("model", "nodes", "golden s", "fusion-on s", "fp16+fusion s", "fused nodes", "MultiToOne",
+                   "mapped", "max |golden|", "fp16 vs golden: s", "outputs matched", "worst cosine", "failing",
+                   "advisor", "on vs off: s", "outputs matched", "worst cosine"):
+        table.add_column(column, justify="left" if column in ("model", "advisor") else "right")
     for r in rows:
-        table.add_row(r.name, str(r.nodes), str(r.golden_files), f"{r.golden_s:.2f}", f"{r.fusion_s:.2f}", f"{r.fp16_s:.2f}",
-                      f"{r.fp16_fusion_s:.2f}", str(r.fused_nodes), str(r.multi_to_one), f"{r.fusion_mapped:.1%}",
-                      f"{r.fp16_fusion_mapped:.1%}", f"{r.max_abs_golden:.3g}", f"{r.worst_fp16_cosine:.6f}")
+        a, b = r.fp16_vs_golden, r.fusion_on_vs_off
+        table.add_row(r.name, str(r.nodes), f"{r.golden_s:.2f}", f"{r.fusion_s:.2f}", f"{r.fp16_fusion_s:.2f}", str(r.fused_nodes),
+                      str(r.multi_to_one), f"{r.fusion_mapped:.1%}", f"{r.max_abs_golden:.3g}", f"{a.seconds:.2f}",
+                      f"{a.compared_share:.0%}/{a.outputs}", f"{a.worst_cosine:.6f}", str(a.failing), a.verdict,
+                      f"{b.seconds:.2f}", f"{b.compared_share:.0%}/{b.outputs}", f"{b.worst_cosine:.6f}")
     console.print(table)
     return 0
 
