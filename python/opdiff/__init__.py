@@ -3,31 +3,54 @@
 >>> import numpy as np, opdiff
 >>> opdiff.metrics(np.ones(4, np.float16), np.ones(4, np.float32)).cosine_similarity
 1.0
+
+The public names are imported on first use (PEP 562), so a command that needs only part of the
+package (``opdiff graph`` reads protobuf, not numpy) starts without paying for the rest.
 """
 
-from opdiff._dtypes import CORE_DTYPES, RawTensor
-from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
-from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
-from opdiff.graph import read_graph
-from opdiff.comparison import Report, compare
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ALGORITHMS",
-    "CORE_DTYPES",
-    "DumpFile",
-    "DumpFormatError",
-    "Metrics",
-    "Note",
-    "RawTensor",
-    "Report",
-    "SideStats",
-    "compare",
-    "metrics",
-    "read_dump",
-    "read_graph",
-    "simd_info",
-    "write_dump",
-    "__version__",
-]
+# public name -> module that defines it
+_EXPORTS = {
+    "CORE_DTYPES": "opdiff._dtypes",
+    "RawTensor": "opdiff._dtypes",
+    "ALGORITHMS": "opdiff._metrics",
+    "Metrics": "opdiff._metrics",
+    "Note": "opdiff._metrics",
+    "SideStats": "opdiff._metrics",
+    "metrics": "opdiff._metrics",
+    "simd_info": "opdiff._metrics",
+    "DumpFile": "opdiff.dumps",
+    "DumpFormatError": "opdiff.dumps",
+    "read_dump": "opdiff.dumps",
+    "write_dump": "opdiff.dumps",
+    "read_graph": "opdiff.graph",
+    "Report": "opdiff.comparison",
+    "compare": "opdiff.comparison",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'opdiff' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from opdiff._dtypes import CORE_DTYPES, RawTensor
+    from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
+    from opdiff.comparison import Report, compare
+    from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
+    from opdiff.graph import read_graph
