@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from _child_env import child_env
 
 
 def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
@@ -11,7 +12,7 @@ def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"COLUMNS": "120", "PATH": ""},
+        env=child_env(COLUMNS="120", PATH=""),
     )
     assert "first divergence: op block2/conv1" in out.stdout
     golden = sorted((tmp_path / "golden").glob("*.npy"))
