@@ -37,9 +37,13 @@ def _load_targets(instrument: bool):
         return targets
     import atheris
 
-    # Coverage of opdiff's Python code (readers, graph decoding) steers the mutations.
-    with atheris.instrument_imports(include=["opdiff"]):
-        import targets
+    import targets
+
+    # Coverage of the Python code loaded (opdiff's readers and graph decoding, numpy, protobuf)
+    # steers the mutations. instrument_imports(include=["opdiff"]) instruments opdiff's modules
+    # but registers no coverage here (atheris 3.0): libFuzzer then sees no features and reduces
+    # the seed corpus to one empty input. instrument_all() does register them.
+    atheris.instrument_all()
     return targets
 
 

@@ -3,6 +3,7 @@ native core and prints the result."""
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from dataclasses import dataclass
@@ -34,8 +35,16 @@ class OpResult:
 def save_npy(path: Path, array: np.ndarray) -> None:
     """Write through a temporary name, so a file is whole or absent."""
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as handle:
-        np.save(handle, array)
+    # np.save on a real file reports a short write as "N requested and M written"; through a
+    # buffer a full disk is the plain OSError (ENOSPC) the caller reports. Demo arrays are small.
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    try:
+        with open(partial, "wb") as handle:
+            handle.write(buffer.getbuffer())
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a full disk leaves no half file behind
+        raise
     os.replace(partial, path)
 
 
@@ -107,6 +116,9 @@ def run_demo(folder: Path, seed: int, fault: str, fault_scale: float) -> int:
         names = write_runs(folder, seed, fault, fault_scale)
     except ValueError as error:
         console.print(f"[red]error:[/] {error}")
+        return 2
+    except OSError as error:
+        console.print(f"[red]error:[/] cannot write the demo data to {folder}: {error.strerror or error}")
         return 2
     print_report(console, folder, compare(folder, names))
     return 0
