@@ -5,7 +5,7 @@
 #
 #   tools/sanitize_tests.sh                      # build, then python -m pytest tests
 #   tools/sanitize_tests.sh tests/test_dump_*.py # build, then only these (any pytest arguments)
-#   tools/sanitize_tests.sh --fuzz dump 600      # build, then fuzz one target under the sanitizers
+#   tools/sanitize_tests.sh --replay dump DIR    # build, then replay a fuzz corpus (bench/fuzz/run.py)
 #
 # Environment: OPDIFF_SANITIZE_VENV (default build/asan-venv), CXX (the compiler whose libasan to
 # preload; default c++), OPDIFF_SANITIZE_SKIP_BUILD=1 to reuse the last build.
@@ -42,8 +42,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
 cd "$ROOT"
 status=0
-if [[ "${1:-}" == "--fuzz" ]]; then
-  "$VENV/bin/python" bench/fuzz/run.py "${2:?target}" --seconds "${3:-60}" || status=$?
+if [[ "${1:-}" == "--replay" ]]; then
+  # Not fuzzing itself: under a preloaded GCC libasan atheris gets no coverage (see bench/fuzz/run.py).
+  "$VENV/bin/python" bench/fuzz/run.py "${2:?target}" --replay "${@:3}" || status=$?
 else
   [[ $# -gt 0 ]] || set -- tests
   # -p no:cacheprovider: the sanitizer run leaves the normal run's cache alone.

@@ -17,8 +17,9 @@ VISUAL_JSON = "debug/visual.json"
 VISUAL_JSON_PATTERN = "debug/ge_visual_*.json"
 # What zipfile raises on damaged archives besides BadZipFile (found by bench/fuzz, target om):
 # names flagged UTF-8 that are not, corrupt deflate streams, unknown compression methods, short
-# reads, impossible offsets.
-_BROKEN_ZIP = (zipfile.BadZipFile, UnicodeDecodeError, zlib.error, NotImplementedError, EOFError, ValueError, OSError)
+# reads, impossible offsets, encrypted entries (RuntimeError: "password required").
+_BROKEN_ZIP = (zipfile.BadZipFile, UnicodeDecodeError, zlib.error, NotImplementedError, EOFError, ValueError, OSError,
+               RuntimeError)
 
 
 def read_om2(path: str) -> FusionMap:
