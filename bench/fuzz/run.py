@@ -41,12 +41,10 @@ COVERED_MODULES = ("opdiff", "numpy.lib", "ast", "zipfile", "json")
 
 def _load_targets(instrument: bool):
     sys.path.insert(0, str(HERE))
-    if not instrument:
-        import targets
-        return targets
     import targets
 
-    instrument_modules(COVERED_MODULES)
+    if instrument:
+        instrument_modules(COVERED_MODULES)
     return targets
 
 
