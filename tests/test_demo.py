@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
 from _child_env import child_env
 
 
