@@ -5,6 +5,8 @@ from pathlib import Path
 
 import opdiff
 
+from _child_env import child_env
+
 
 def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
     out = subprocess.run(
@@ -12,7 +14,7 @@ def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={"COLUMNS": "200", "PATH": ""},
+        env=child_env(COLUMNS="200", PATH=""),
     )
     assert "first failing tensor in execution order: block2/relu1_fused:output:0" in out.stdout
     assert len(list((tmp_path / "golden").glob("*.npy"))) == 21

@@ -13,6 +13,8 @@ import opdiff
 from opdiff.cli import main
 from opdiff.dumps import Tensor
 
+from _child_env import child_env
+
 NAME = "Conv2D.conv1.3.2.1700000000000000"
 
 
@@ -93,7 +95,7 @@ def test_convert_rejects_bad_arguments(dump_dir, tmp_path):
 def test_info_lists_every_tensor_with_stats(dump_dir):
     folder, x = dump_dir
     result = subprocess.run([sys.executable, "-m", "opdiff", "info", "--stats", str(folder / NAME)],
-                            capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""}, check=True)
+                            capture_output=True, text=True, env=child_env(COLUMNS="200", PATH=""), check=True)
     lines = result.stdout.splitlines()
     assert "dump-v2" in result.stdout and "conv1" in result.stdout
     row = next(line for line in lines if line.lstrip().startswith("input"))

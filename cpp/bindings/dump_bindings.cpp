@@ -109,7 +109,10 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   options.scalar_shape = scalar_shape;
   py::gil_scoped_release release;
   ThreadPool& pool = default_thread_pool();
-  return compute_metrics(*x.source, *y.source, options, &pool, threads == 0 ? pool.size() : threads);
+  MetricsResult result = compute_metrics(*x.source, *y.source, options, &pool, threads == 0 ? pool.size() : threads);
+  x.file->check_intact();
+  y.file->check_intact();
+  return result;
 }
 
 py::dict header_tensor_dict(const HeaderTensor& h) {
@@ -169,6 +172,10 @@ void register_dumps(py::module_& m) {
       .def_property_readonly("version", [](const TensorFile& f) { return text(f.version); })
       .def_property_readonly("op_name", [](const TensorFile& f) { return text(f.op_name); })
       .def_readonly("dump_time", &TensorFile::dump_time)
+      .def_property_readonly("truncated", [](const TensorFile& f) { return f.mapping && f.mapping->truncated(); },
+                             "Whether the file shrank on disk since it was opened (bytes read since then are void).")
+      .def("check_intact", &TensorFile::check_intact,
+           "Raise DumpFormatError when the file shrank on disk since it was opened; call after reading its bytes.")
       .def_property_readonly("attrs", [](const TensorFile& f) {
         py::list list;
         for (const auto& [name, value] : f.attrs) list.append(py::make_tuple(text(name), text(value)));

@@ -128,13 +128,19 @@ std::pair<std::string, std::string> decode_attr(ByteSpan message) {
   return attr;
 }
 
+void count_tensor(uint64_t& count) {
+  if (++count > kMaxTensors) throw ParseError("more than " + std::to_string(kMaxTensors) + " tensors in one file");
+}
+
 }  // namespace
 
 DumpHeader decode_dump_header(ByteSpan message) {
   DumpHeader header;
+  uint64_t tensors = 0;
   WireReader reader(message);
   while (!reader.done()) {
     const WireField f = reader.next();
+    if (f.number == 3 || f.number == 4 || f.number == 5 || f.number == 8) count_tensor(tensors);
     switch (f.number) {
       case 1: header.version = text_value(f); break;
       case 2: header.dump_time = varint_value(f); break;

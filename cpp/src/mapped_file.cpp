@@ -31,10 +31,13 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   if (::fstat(file.fd, &info) != 0) throw DumpFormatError(path, std::string("cannot stat: ") + std::strerror(errno));
   if (!S_ISREG(info.st_mode)) throw DumpFormatError(path, "not a regular file");
   size_ = static_cast<uint64_t>(info.st_size);
+  device_ = static_cast<uint64_t>(info.st_dev);
+  inode_ = static_cast<uint64_t>(info.st_ino);
   if (size_ == 0) return;  // mmap rejects length 0; an empty span is the honest view
   void* address = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd, 0);
   if (address == MAP_FAILED) throw DumpFormatError(path, std::string("cannot map: ") + std::strerror(errno));
   address_ = address;
+  guard_ = std::make_unique<TruncationGuard>(address_, size_);
   // Tensors are read front to back: let the kernel read ahead and drop pages behind us.
   ::madvise(address_, size_, MADV_SEQUENTIAL);
 }
@@ -51,7 +54,18 @@ void MappedFile::release(ByteSpan range) const {
   ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
 }
 
+bool MappedFile::truncated() const {
+  if (guard_ && guard_->tripped()) return true;
+  // Lost whole pages fault (the guard); the tail of the last page past the new end reads zeros
+  // without a fault, so the size on disk is compared too. A file replaced under its name (a new
+  // inode) leaves our mapping intact.
+  struct stat info {};
+  return ::stat(path_.c_str(), &info) == 0 && static_cast<uint64_t>(info.st_dev) == device_ &&
+         static_cast<uint64_t>(info.st_ino) == inode_ && static_cast<uint64_t>(info.st_size) < size_;
+}
+
 MappedFile::~MappedFile() {
+  guard_.reset();  // before the range can be reused by another mapping
   if (address_) ::munmap(address_, size_);
 }
 

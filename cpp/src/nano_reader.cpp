@@ -96,7 +96,8 @@ void read_tensor_list(ByteSpan value, TensorRole role, std::vector<TensorEntry>&
   Cursor c(value, role == TensorRole::input ? "input list" : "output list");
   const uint32_t count = c.read<uint32_t>();
   // Each record takes at least 40 bytes: a count larger than that is a lie, refused before reserving.
-  if (uint64_t(count) * 40 > value.size) throw ParseError("nano dump: tensor count " + std::to_string(count) + " exceeds the record");
+  if (uint64_t(count) * 40 > value.size || count + out.size() > kMaxTensors)
+    throw ParseError("nano dump: tensor count " + std::to_string(count) + " exceeds the record or the limit");
   for (uint32_t i = 0; i < count; ++i) {
     TensorEntry entry;
     entry.header = role == TensorRole::input ? read_input(c) : read_output(c);

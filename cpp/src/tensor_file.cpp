@@ -88,6 +88,11 @@ const TensorEntry& TensorFile::find(TensorRole role, uint32_t index) const {
   throw DumpFormatError(path, std::string("has no ") + role_name(role) + " " + std::to_string(index));
 }
 
+void TensorFile::check_intact() const {
+  if (mapping && mapping->truncated())
+    throw DumpFormatError(path, "the file shrank while it was being read (truncated by another process?)");
+}
+
 std::shared_ptr<const TensorFile> open_tensor_file(const std::string& path) {
   auto file = std::make_shared<TensorFile>();
   file->path = path;
@@ -116,8 +121,10 @@ std::shared_ptr<const TensorFile> open_tensor_file(const std::string& path) {
       }
     }
   } catch (const ParseError& error) {
+    file->check_intact();  // a header cut short under us: say so rather than what it looked like
     throw DumpFormatError(path, error.what());
   }
+  file->check_intact();
   return file;
 }
 

@@ -93,6 +93,7 @@ void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
     sink(converted.data(), count * width);
   }
   if (view.file && view.file->mapping) view.file->mapping->release(view.entry->bytes);
+  if (view.file) view.file->check_intact();
 }
 
 struct OutputFile {

@@ -42,9 +42,13 @@ struct DumpHeader {
 };
 
 // Decodes a serialised DumpData. Throws ParseError on anything malformed; unknown fields are
-// skipped as protobuf requires. Shapes are limited to kMaxRank dims.
+// skipped as protobuf requires. Shapes are limited to kMaxRank dims, the file to kMaxTensors tensors.
 DumpHeader decode_dump_header(ByteSpan message);
 
 inline constexpr uint64_t kMaxRank = 64;
+// Tensors one file may list (all roles together). A header entry can be two bytes while its
+// decoded form takes hundreds, so without a cap a 1 MB header costs ~200 MB; real ops list at
+// most a few thousand.
+inline constexpr uint64_t kMaxTensors = 1 << 16;
 
 }  // namespace opdiff

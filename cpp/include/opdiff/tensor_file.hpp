@@ -39,6 +39,9 @@ struct TensorFile {
   std::shared_ptr<const MappedFile> mapping;
 
   const TensorEntry& find(TensorRole role, uint32_t index) const;  // DumpFormatError when absent
+  // DumpFormatError when the file shrank on disk since it was opened (what was read from it
+  // since then holds zeros where the lost bytes were): call after reading tensor bytes.
+  void check_intact() const;
 };
 
 // Opens and validates `path`; every problem is a DumpFormatError naming the file.

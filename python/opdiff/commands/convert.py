@@ -19,13 +19,15 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import tempfile
 import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -110,6 +112,16 @@ def _publish(temporary: Path, final: Path) -> Path:
     return final
 
 
+@contextmanager
+def _removed_on_failure(temporary: Path) -> Iterator[None]:
+    """An output that fails midway (disk full, file truncated under us) leaves nothing behind."""
+    try:
+        yield
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 def _temporary(out_dir: Path, name: str) -> Path:
     return out_dir / f".opdiff-{uuid.uuid4().hex}.tmp"  # short: the final name may be near the limit
 
@@ -143,7 +155,7 @@ def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapp
     role = tensor.role.value
     if role in ("buffer", "workspace"):
         kind = "l1buffer" if role == "buffer" else "space"
-        return _write_raw(options.out_dir, names.name(path.name, f".{kind}.{tensor.index}.bin"), tensor.stored_bytes())
+        return _write_raw(options.out_dir, names.name(path.name, f".{kind}.{tensor.index}.bin"), tensor)
     if options.target_format:
         if options.output_index is not None and (role != "output" or tensor.index != options.output_index):
             return None
@@ -158,24 +170,43 @@ def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapp
         layout = options.target_format.upper() if options.target_format else tensor.format_name
         name = names.name(path.name, f".{role}.{tensor.index}.{'_'.join(map(str, shape))}.{view.stored_dtype}.{layout}.bin")
         if not options.target_format and tensor.dtype != "int4":
-            return _write_raw(options.out_dir, name, tensor.stored_bytes())
+            return _write_raw(options.out_dir, name, tensor)
         return _write_view(options.out_dir, name, view, b"", False)
     dtype = np.dtype(np.float32) if widen else numpy_dtype(view.dtype)
     suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
     return _write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen)
 
 
-def _write_raw(out_dir: Path, name: str, data: np.ndarray) -> Path:
+def _write_raw(out_dir: Path, name: str, tensor) -> Path:
     temporary = _temporary(out_dir, name)
-    with open(temporary, "wb") as out:
-        out.write(memoryview(data))  # straight from the mapped file
+    with _removed_on_failure(temporary):
+        with open(temporary, "wb") as out:
+            out.write(memoryview(tensor.stored_bytes()))  # straight from the mapped file
+        tensor.check_intact()  # those bytes are void if the file shrank meanwhile
     return _publish(temporary, out_dir / name)
 
 
 def _write_view(out_dir: Path, name: str, view, prefix: bytes, widen: bool) -> Path:
     temporary = _temporary(out_dir, name)
-    view.write_file(str(temporary), prefix, float32=widen)
+    with _removed_on_failure(temporary):
+        view.write_file(str(temporary), prefix, float32=widen)
     return _publish(temporary, out_dir / name)
+
+
+def prepare_output(out_dir: Path) -> None:
+    """Creates `out_dir` and checks a file can be made in it; raises OSError when not."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".opdiff-probe-"):
+        pass
+
+
+def write_failed_list(out_dir: Path, failed: Sequence[FileResult]) -> None:
+    """convert_failed_file_list.txt, written whole or not at all."""
+    temporary = _temporary(out_dir, "convert_failed_file_list.txt")
+    with _removed_on_failure(temporary):
+        with open(temporary, "w", encoding="utf-8") as listing:
+            listing.writelines(f"{r.path}\n" for r in failed)
+    _publish(temporary, out_dir / "convert_failed_file_list.txt")
 
 
 def convert(files: Sequence[Path], options: ConvertOptions, threads: int = 0) -> List[FileResult]:
@@ -187,7 +218,7 @@ def convert(files: Sequence[Path], options: ConvertOptions, threads: int = 0) ->
     >>> [p.name for r in convert([d / "Add.add.1.1.1700000000000000"], ConvertOptions(d / "out")) for p in r.written]
     ['Add.add.1.1.1700000000000000.output.0.npy']
     """
-    options.out_dir.mkdir(parents=True, exist_ok=True)
+    prepare_output(options.out_dir)
     names = NameMapper(options.out_dir)
     workers = threads or os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -215,6 +246,11 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]error:[/] no files in {args.dump}")
         return 2
     options = ConvertOptions(Path(args.output), args.type, target_format, shape, args.output_index, args.input_index)
+    try:
+        prepare_output(options.out_dir)
+    except OSError as error:
+        console.print(f"[red]error:[/] cannot write to {options.out_dir}: {error.strerror or error}")
+        return 2
     start = time.perf_counter()
     results = convert(files, options, args.threads)
     seconds = time.perf_counter() - start
@@ -223,8 +259,10 @@ def run(args: argparse.Namespace) -> int:
         for message in [result.error] if result.error else result.tensor_errors:
             console.print(f"[yellow]skipped[/] {message}")
     if failed:
-        with open(options.out_dir / "convert_failed_file_list.txt", "w", encoding="utf-8") as listing:
-            listing.writelines(f"{r.path}\n" for r in failed)
+        try:
+            write_failed_list(options.out_dir, failed)
+        except OSError as error:
+            console.print(f"[red]error:[/] cannot write convert_failed_file_list.txt: {error.strerror or error}")
     megabytes = sum(r.bytes_read for r in results) / 1e6
     table = Table(title="opdiff convert", show_header=False)
     table.add_row("files converted", f"{len(results) - len(failed)} of {len(results)} in full")

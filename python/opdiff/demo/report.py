@@ -56,7 +56,10 @@ def run_demo(folder: Path, seed: int, fault: str, fault_scale: float) -> int:
     try:
         paths = write_case(folder, seed, fault, fault_scale)
     except ValueError as error:
-        console.print(f"[red]error:[/] {error}")
+        console.print(f"[red]error:[/] {error}", soft_wrap=True)
+        return 2
+    except OSError as error:  # an unwritable or full output folder
+        console.print(f"[red]error:[/] cannot write the demo data to {folder}: {error.strerror or error}", soft_wrap=True)
         return 2
     report: Report = opdiff.compare(paths["npu"], paths["golden"], fusion_rule=paths["rule"],
                                     csv=folder / result_file_name())

@@ -89,8 +89,15 @@ class DumpTensor:
         return out
 
     def stored_bytes(self) -> np.ndarray:
-        """The stored bytes as a read-only uint8 array over the mapped file (no copy)."""
+        """The stored bytes as a read-only uint8 array over the mapped file (no copy); see
+        :meth:`check_intact`."""
         return _core.stored_bytes(self._file, self.role.value, self.index)
+
+    def check_intact(self) -> None:
+        """Raise :class:`DumpFormatError` when the file shrank on disk since it was opened: bytes
+        taken from :meth:`stored_bytes` since then are void (lost pages read as zeros). Reads
+        through the core (to_numpy, views, metrics) check this themselves."""
+        self._file.check_intact()
 
 
 @dataclass(frozen=True)

@@ -244,9 +244,15 @@ def save_npy(path: PathLike, array: np.ndarray, *, fortran_order: bool = False) 
     descr = name if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else np.lib.format.dtype_to_descr(array.dtype)
     header = {"descr": descr, "fortran_order": fortran_order, "shape": array.shape}
     target = Path(path)
-    with open(target, "wb") as out:
-        np.lib.format.write_array_header_1_0(out, header) if _fits_v1(header) else np.lib.format.write_array_header_2_0(out, header)
-        out.write((array.T if fortran_order else array).tobytes(order="C"))
+    partial = target.with_name(target.name + ".partial")
+    try:  # through a temporary name: the .npy is whole or absent (a full disk leaves nothing behind)
+        with open(partial, "wb") as out:
+            np.lib.format.write_array_header_1_0(out, header) if _fits_v1(header) else np.lib.format.write_array_header_2_0(out, header)
+            out.write((array.T if fortran_order else array).tobytes(order="C"))
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return target
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import zipfile
+import zlib
 from typing import Optional
 
 from opdiff.graph.atc_json import fusion_map_from_json
@@ -14,6 +15,11 @@ from opdiff.graph.fusion_map import FusionMap
 ZIP_MAGIC = b"PK\x03\x04"
 VISUAL_JSON = "debug/visual.json"
 VISUAL_JSON_PATTERN = "debug/ge_visual_*.json"
+# What zipfile raises on damaged archives besides BadZipFile (found by bench/fuzz, target om):
+# names flagged UTF-8 that are not, corrupt deflate streams, unknown compression methods, short
+# reads, impossible offsets, encrypted entries (RuntimeError: "password required").
+_BROKEN_ZIP = (zipfile.BadZipFile, UnicodeDecodeError, zlib.error, NotImplementedError, EOFError, ValueError, OSError,
+               RuntimeError)
 
 
 def read_om2(path: str) -> FusionMap:
@@ -24,7 +30,9 @@ def read_om2(path: str) -> FusionMap:
             if entry is None:
                 raise GraphFormatError(path, f"OM2 package without {VISUAL_JSON} or {VISUAL_JSON_PATTERN}")
             raw = package.read(entry)
-    except zipfile.BadZipFile as error:
+    except GraphFormatError:
+        raise  # a ValueError too, but already the right message
+    except _BROKEN_ZIP as error:
         raise GraphFormatError(path, f"broken OM2 (zip) package: {error}") from None
     try:
         doc = json.loads(raw)

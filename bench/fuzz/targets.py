@@ -1,0 +1,341 @@
+"""Fuzz targets: everything opdiff decodes from bytes a user did not write.
+
+Each target has seeds made by the project's own writers and a `check(data)` that feeds one input
+to a reader. A check returns normally when the reader either worked or refused the input with the
+reader's own error type (DumpFormatError, GraphFormatError); anything else it raises, and any
+crash, hang or memory blow-up of the process, is a finding. Some checks add an oracle beyond "no
+crash" (a differential against numpy or protobuf, a round trip of the stored bytes).
+
+Used by bench/fuzz/run.py (atheris) and by tests/test_fuzz_targets.py (seeds and regressions).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+import ml_dtypes
+import numpy as np
+from google.protobuf.message import DecodeError
+
+import opdiff
+from opdiff import _core
+from opdiff.dumps import DumpFormatError, save_npy
+from opdiff.dumps import dump_data_pb2 as pb
+from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number
+from opdiff.graph import GraphFormatError, read_graph
+from opdiff.graph.proto import ge_ir_pb2 as ge
+from opdiff.testing.attr_compressor import compress
+from opdiff.testing.model_defs import model_def, op_def, output_desc, simple_model_def
+from opdiff.testing.om_writer import (
+    MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, WEIGHTS_DATA, om_bytes, write_om2,
+)
+
+_BENCH = Path(__file__).resolve().parent.parent
+if str(_BENCH) not in sys.path:
+    sys.path.insert(0, str(_BENCH))
+import fuzz_dumps  # noqa: E402  (bench/fuzz_dumps.py: dump seeds and the read-everything check)
+
+NPY_MAGIC = b"\x93NUMPY"
+
+
+class Scratch:
+    """One private folder per process for the files the checks write (readers take paths)."""
+
+    _folder: Optional[Path] = None
+
+    @classmethod
+    def path(cls, name: str) -> Path:
+        if cls._folder is None:
+            cls._folder = Path(tempfile.mkdtemp(prefix="opdiff-fuzz-"))
+        return cls._folder / name
+
+    @classmethod
+    def write(cls, name: str, data: bytes) -> Path:
+        path = cls.path(name)
+        path.write_bytes(data)
+        return path
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    description: str
+    seeds: Callable[[Path], List[bytes]]
+    check: Callable[[bytes], None]
+
+
+# --- dump header -----------------------------------------------------------------------------
+
+def header_seeds(folder: Path) -> List[bytes]:
+    """The DumpData headers of the dump seeds (v2 files: after the u64 length; v1: the file)."""
+    headers = []
+    for path in fuzz_dumps.make_seeds(folder):
+        data = path.read_bytes()
+        if data.startswith(NPY_MAGIC):
+            continue
+        length = struct.unpack_from("<Q", data)[0]
+        headers.append(data[8 : 8 + length] if 8 + length <= len(data) else data)
+    return headers
+
+
+def _header_signal(header: dict) -> None:
+    """Branches on what the C++ decoder found: libFuzzer cannot see into it (no coverage for C++
+    here), so these (and their hit counts) are its signal that an input reached new structure."""
+    for key in ("inputs", "outputs", "buffers", "workspaces"):
+        for tensor in header[key]:
+            if tensor["shape"]:
+                pass
+            if tensor["original_shape"]:
+                pass
+            if tensor["data"]:
+                pass
+            if tensor["origin_name"]:
+                pass
+    if header["attrs"]:
+        pass
+
+
+def check_header(data: bytes) -> None:
+    """The core's wire decoder; where it and protobuf both accept, they agree on the structure."""
+    try:
+        mine = _core.decode_dump_header(data)
+    except DumpFormatError:
+        return
+    _header_signal(mine)
+    try:
+        theirs = pb.DumpData.FromString(data)
+    except DecodeError:
+        return  # protobuf also checks UTF-8 and wire types of known fields; the core is laxer
+    expected = {"inputs": len(theirs.input), "outputs": len(theirs.output), "buffers": len(theirs.buffer),
+                "workspaces": len(theirs.space)}
+    found = {key: len(mine[key]) for key in expected}
+    if found != expected:
+        raise AssertionError(f"tensor counts: core {found}, protobuf {expected}")
+    if mine["op_name"] != theirs.op_name.encode() or mine["dump_time"] != theirs.dump_time:
+        raise AssertionError("op_name or dump_time differ between the core and protobuf")
+
+
+# --- whole dump files --------------------------------------------------------------------------
+
+def dump_seeds(folder: Path) -> List[bytes]:
+    return [p.read_bytes() for p in fuzz_dumps.make_seeds(folder) if not p.name.endswith(".npy")]
+
+
+def check_dump(data: bytes) -> None:
+    fuzz_dumps.exercise(Scratch.write("Mutant.mutant.1.1.1700000000000099", data))
+
+
+# --- .npy --------------------------------------------------------------------------------------
+
+def npy_seeds(folder: Path) -> List[bytes]:
+    rng = np.random.default_rng(1)
+    arrays = {
+        "f4": rng.normal(size=(2, 3, 4)).astype(np.float32),
+        "scalar": np.float64(3.5),
+        "empty": np.zeros((0, 3), np.int16),
+        "c8": (rng.normal(size=5) + 1j).astype(np.complex64),
+        "b1": rng.integers(0, 2, size=(7,)).astype(bool),
+        "u8": np.arange(12, dtype=np.uint64).reshape(3, 4),
+    }
+    for name, array in arrays.items():
+        np.save(folder / f"{name}.npy", array)
+    np.save(folder / "fortran.npy", np.asfortranarray(rng.integers(0, 9, size=(3, 4, 5)).astype(np.int32)))
+    save_npy(folder / "bf16.npy", rng.normal(size=(4, 4)).astype(ml_dtypes.bfloat16))
+    save_npy(folder / "f8.npy", rng.normal(size=(6,)).astype(ml_dtypes.float8_e5m2), fortran_order=True)
+    with open(folder / "v2.npy", "wb") as out:  # format 2.0: a 4-byte header length
+        np.lib.format.write_array_header_2_0(out, {"descr": "<f2", "fortran_order": False, "shape": (3,)})
+        out.write(np.ones(3, np.float16).tobytes())
+    return [p.read_bytes() for p in sorted(folder.glob("*.npy"))]
+
+
+def check_npy(data: bytes) -> None:
+    """Read as .npy (the magic kept so mutations reach the header parser); where numpy also reads
+    the file, both see the same shape and the same element bytes."""
+    path = Scratch.write("mutant.npy", NPY_MAGIC + data[len(NPY_MAGIC) :])
+    try:
+        tensor = opdiff.read_dump(path).outputs[0]
+        mine = tensor.to_numpy()
+        tensor.to_numpy(logical=False)
+    except DumpFormatError:
+        return
+    try:
+        theirs = np.load(path, allow_pickle=False)
+    except Exception:  # numpy's own refusals (ValueError, SyntaxError, ...) are not ours to judge
+        return
+    if theirs.dtype.kind not in "biufc" or theirs.dtype.byteorder == ">":
+        return  # void/ml_dtypes arrays: numpy cannot name their type
+    if mine.shape != theirs.shape or mine.tobytes() != np.ascontiguousarray(theirs).astype(mine.dtype).tobytes():
+        raise AssertionError(f"opdiff reads {mine.dtype}{mine.shape}, numpy {theirs.dtype}{theirs.shape}, values differ")
+
+
+# --- .om models --------------------------------------------------------------------------------
+
+def _fused_model() -> ge.ModelDef:
+    ops = [
+        op_def("x", "Data", output_descs=[output_desc(dtype="DT_FLOAT", ge_origin_format="NCHW", origin_shape=[1, 3, 8, 8])]),
+        op_def("conv_relu", "Conv2D", id_=1, inputs=["x:0", "x:-1"], original_names=["conv", "relu"],
+               output_descs=[output_desc("relu", 0, origin_format="NCHW", origin_shape=[1, 16, 8, 8])]),
+        op_def("l1_a", "Conv2D", id_=2, inputs=["conv_relu:0"], original_names=["c2"], l1_fusion_sub_graph_no="5",
+               output_descs=[output_desc("c2", 0)]),
+        op_def("split_1", "Mul", id_=3, inputs=["l1_a:0"], original_names=["gelu"], is_multiop=True,
+               output_descs=[output_desc()]),
+        op_def("out", "NetOutput", id_=4, inputs=["split_1:0"], original_names=[]),
+    ]
+    return model_def("fused", [("fused_graph", ops)])
+
+
+def om_seeds(folder: Path) -> List[bytes]:
+    simple = simple_model_def().SerializeToString()
+    compressed = _fused_model()
+    compress(compressed)
+    seeds = [
+        om_bytes([[(MODEL_DEF, simple)]]),
+        om_bytes([[(MODEL_DEF, simple)]], legacy=True),
+        om_bytes([[(MODEL_INOUT_INFO, b"\0" * 12), (MODEL_DEF, compressed.SerializeToString()), (WEIGHTS_DATA, bytes(16))]]),
+        om_bytes([[(MODEL_DEF, _fused_model().SerializeToString()), (TASK_INFO, b"t" * 8)], [(MODEL_DEF, simple)]]),
+    ]
+    seeds.append(write_om2(folder / "package.om", {"graph": [{"name": "g", "op": []}]}).read_bytes())
+    return seeds
+
+
+def check_om(data: bytes) -> None:
+    try:
+        fusion_map = read_graph(Scratch.write("mutant.om", data))
+        for group in fusion_map.groups:
+            _ = group.original_names, group.relation
+    except GraphFormatError:
+        return
+
+
+# --- layouts -----------------------------------------------------------------------------------
+
+# Stored formats: every layout opdiff decodes plus numbers it must treat as reshape-only.
+_FORMATS = [format_number(name) for name in LAYOUTS] + [1000, -3]
+_DTYPES = sorted(DATA_TYPE_OF)
+_TARGETS = [None, "NCHW", "NHWC", "ND", "HWCN", "CHWN", "NCDHW", "NDHWC", "DHWCN", "NC1HWC0", "FRACTAL_NZ"]
+
+
+class Bytes:
+    """Takes small numbers from the front of the fuzz input (atheris' FuzzedDataProvider is not
+    available without atheris, and regression inputs must replay without it)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._at = 0
+
+    def int(self, low: int, high: int) -> int:
+        byte = self._data[self._at] if self._at < len(self._data) else 0
+        self._at += 1
+        return low + byte % (high - low + 1)
+
+    def pick(self, items: Sequence):
+        return items[self.int(0, len(items) - 1)]
+
+    def dims(self, max_rank: int, max_dim: int) -> List[int]:
+        return [self.int(0, max_dim) for _ in range(self.int(0, max_rank))]
+
+
+def _element_bytes(dtype: str, count: int) -> int:
+    if dtype == "int4":
+        return (count + 1) // 2
+    if dtype == "hifloat8":
+        return count
+    return count * NUMPY_DTYPES[dtype].itemsize
+
+
+def layout_case(data: bytes) -> bytes:
+    """A v2 dump holding one output with a fuzz-chosen stored format, dtype, stored and original
+    shape, group count and payload size (exact, short or long)."""
+    take = Bytes(data)
+    dtype = take.pick(_DTYPES)
+    stored = take.dims(7, 40)
+    header = pb.DumpData(version="2.0", op_name="fuzz")
+    output = header.output.add()
+    output.data_type = DATA_TYPE_OF[dtype]
+    output.format = take.pick(_FORMATS)
+    output.shape.dim.extend(stored)
+    output.original_shape.dim.extend(take.dims(7, 40))
+    output.sub_format = take.int(-1, 20)
+    count = int(np.prod(stored, dtype=np.uint64)) if stored else 1
+    size = max(0, min(_element_bytes(dtype, count), 1 << 20) + take.int(-2, 2))
+    output.size = size
+    serialized = header.SerializeToString()
+    payload = bytes(take.int(0, 255) for _ in range(min(size, 64))) * (size // 64 + 1)
+    return struct.pack("<Q", len(serialized)) + serialized + payload[:size]
+
+
+def check_layout(data: bytes) -> None:
+    """Lay the tensor out in a fuzz-chosen target (format, shape, as stored) and read it; the
+    as-stored read must give back the stored bytes unchanged."""
+    take = Bytes(data[-8:])  # the tail picks the target, the rest the stored tensor
+    path = Scratch.write("Fuzz.layout.1.1.1700000000000000", layout_case(data))
+    try:
+        tensor = opdiff.read_dump(path).outputs[0]
+    except DumpFormatError:
+        return
+    target_format = take.pick(_TARGETS)
+    target_shape = take.dims(6, 40) if take.int(0, 1) else None
+    try:
+        tensor.to_numpy(format=target_format, shape=target_shape if target_format else None)
+    except DumpFormatError:
+        pass
+    try:
+        tensor.to_numpy()
+    except DumpFormatError:
+        pass
+    try:
+        stored = tensor.to_numpy(logical=False)
+    except DumpFormatError:
+        return
+    if tensor.dtype not in ("int4", "hifloat8", "bool") and stored.tobytes() != tensor.stored_bytes()[: stored.nbytes].tobytes():
+        raise AssertionError("the as-stored read differs from the stored bytes")
+
+
+def layout_seeds(folder: Path) -> List[bytes]:
+    """Byte strings that pick a few meaningful cases (NC1HWC0 fp16, FRACTAL_Z, FRACTAL_NZ, ND)."""
+    def case(dtype: str, stored: Sequence[int], original: Sequence[int], layout: str, groups: int, target: str) -> bytes:
+        # In layout_case's order: dtype, stored dims, format, original dims, groups, size (exact), fill.
+        body = bytes([_DTYPES.index(dtype), len(stored), *stored, _FORMATS.index(format_number(layout)), len(original),
+                      *original, groups + 1, 2, 7])
+        return body + bytes([_TARGETS.index(target), 0, 0, 0, 0, 0, 0, 0])
+    return [
+        case("float16", [1, 2, 3, 3, 16], [1, 20, 3, 3], "NC1HWC0", 1, "NCHW"),
+        case("float32", [2, 1, 16, 16], [16, 2, 1, 1], "FRACTAL_Z", 1, "NCHW"),
+        case("int8", [1, 1, 16, 32], [8, 3, 1, 1], "FRACTAL_Z", 2, "NCHW"),
+        case("float16", [2, 2, 2, 16, 16], [2, 20, 30], "FRACTAL_NZ", 1, "ND"),
+        case("bfloat16", [2, 3, 4], [6, 4], "ND", 1, "ND"),
+        case("int4", [2, 1, 3, 3, 2, 16], [2, 10, 1, 3, 2], "NDC1HWC0", 1, "NCDHW"),
+    ]
+
+
+TARGETS: Dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target("header", "the core's DumpData wire decoder (_core.decode_dump_header), checked against protobuf", header_seeds, check_header),
+        Target("dump", "whole dump files (v2, v1, nano): read_dump, every tensor stored and laid out, stats", dump_seeds, check_dump),
+        Target("npy", ".npy files through the core's reader, checked against np.load", npy_seeds, check_npy),
+        Target("om", "read_graph on .om files and OM2 packages", om_seeds, check_om),
+        Target("layout", "TensorView over random stored formats, shapes, dtypes, groups and targets", layout_seeds, check_layout),
+    )
+}
+
+
+def seed_files(target: Target, corpus: Path) -> List[Path]:
+    """Writes the target's seeds into `corpus` (made by the writers in a scratch folder)."""
+    corpus.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        seeds = target.seeds(Path(folder))
+    paths = []
+    for i, seed in enumerate(seeds):
+        path = corpus / f"seed-{i:03d}"
+        path.write_bytes(seed)
+        paths.append(path)
+    return paths
+
+
+__all__ = ["TARGETS", "Target", "seed_files"]

@@ -1,0 +1,16 @@
+"""Environments for child processes that tests start with a deliberately minimal environment."""
+
+from __future__ import annotations
+
+import os
+from typing import Dict
+
+# Under tools/sanitize_tests.sh the core is built with ASan, which loads only after its runtime
+# is preloaded: a child given a clean environment must still get these.
+SANITIZER_VARIABLES = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
+
+
+def child_env(**variables: str) -> Dict[str, str]:
+    """`variables` plus the sanitizer runtime's variables of this process, if any."""
+    inherited = {name: os.environ[name] for name in SANITIZER_VARIABLES if name in os.environ}
+    return {**inherited, **variables}
