@@ -32,7 +32,25 @@ _EXPORTS = {
     "compare": "opdiff.comparison",
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = [
+    "ALGORITHMS",
+    "CORE_DTYPES",
+    "DumpFile",
+    "DumpFormatError",
+    "Metrics",
+    "Note",
+    "RawTensor",
+    "Report",
+    "SideStats",
+    "compare",
+    "metrics",
+    "read_dump",
+    "read_graph",
+    "simd_info",
+    "write_dump",
+    "__version__",
+]
+assert set(__all__) == set(_EXPORTS) | {"__version__"}, "every lazily exported name is listed"
 
 
 def __getattr__(name: str) -> Any:
