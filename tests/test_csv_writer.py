@@ -84,3 +84,35 @@ def test_interrupted_run_keeps_an_incomplete_report(tmp_path: Path):
     assert not out.exists()
     kept = tmp_path / "result.incomplete.csv"
     assert len(kept.read_text().splitlines()) == 2
+
+
+def test_two_writers_of_one_name_keep_both_results(tmp_path: Path):
+    out = tmp_path / "result_20261129120000.csv"
+    first, second = ReferenceCsvWriter(out, CsvColumns()), ReferenceCsvWriter(out, CsvColumns())
+    first.write(compared_row(0))
+    second.write(compared_row(1))
+    second.write(compared_row(2))
+    assert first.close() == out
+    assert second.close() == tmp_path / "result_20261129120000_1.csv"
+    assert len(out.read_text().splitlines()) == 2
+    assert len((tmp_path / "result_20261129120000_1.csv").read_text().splitlines()) == 3
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_two_compare_runs_into_one_folder_at_once(tmp_path: Path):
+    import subprocess
+    import sys
+
+    a, b, out = tmp_path / "a", tmp_path / "b", tmp_path / "out"
+    a.mkdir()
+    b.mkdir()
+    for i in range(20):
+        for folder in (a, b):
+            opdiff.write_dump(folder / f"Op.op{i}.{i}.1.{1700000000000000 + i}", f"op{i}", outputs=[np.ones(64, np.float32)])
+    command = [sys.executable, "-m", "opdiff", "compare", "-m", str(a), "-g", str(b), "-out", str(out)]
+    runs = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(2)]
+    assert all(run.wait(timeout=120) == 0 for run in runs)
+    results = sorted(out.glob("result_*.csv"))
+    assert len(results) == 2  # neither run overwrote the other, even within the same second
+    assert all(len(path.read_text().splitlines()) == 21 for path in results)
+    assert not list(out.glob("*.partial"))

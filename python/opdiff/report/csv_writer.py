@@ -86,11 +86,30 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     return [safe_cell(cell) for cell in cells]
 
 
+def place_without_clobbering(source: Path, target: Path) -> Path:
+    """Give `source` the name `target`, or ``{stem}_1{suffix}``, ``_2``... when that name is taken
+    (two runs in one folder within the same second), atomically: a hard link never replaces a file.
+    Falls back to a plain rename where the file system has no hard links."""
+    for n in range(10_000):
+        candidate = target if n == 0 else target.with_name(f"{target.stem}_{n}{target.suffix}")
+        try:
+            os.link(source, candidate)
+        except FileExistsError:
+            continue
+        except OSError:
+            os.replace(source, target)
+            return target
+        os.unlink(source)
+        return candidate
+    raise FileExistsError(f"{target}: too many results with this name")
+
+
 class ReferenceCsvWriter:
-    """Writes rows as they come to ``{path}.partial``; ``close()`` renames it to ``path``.
+    """Writes rows as they come to a temporary ``.partial`` file; ``close()`` gives it its name.
 
     Leaving the ``with`` block through an exception (Ctrl-C included) keeps what was written as
-    ``{stem}.incomplete.csv``, so a stopped run still leaves a usable, clearly marked report.
+    ``{stem}.incomplete.csv``, so a stopped run still leaves a usable, clearly marked report. A name
+    already taken (another run in the same folder and second) gets a ``_1``, ``_2``... suffix.
 
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "result.csv"
@@ -103,8 +122,9 @@ class ReferenceCsvWriter:
     def __init__(self, path: Path, columns: CsvColumns) -> None:
         self.path = Path(path)
         self.columns = columns
-        self.partial = self.path.with_name(self.path.name + ".partial")
-        self._handle: Optional[IO[str]] = open(self.partial, "w", newline="", encoding="utf-8")
+        # Unique per writer, so concurrent runs into one folder never share a temporary file.
+        self.partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.{id(self):x}.partial")
+        self._handle: Optional[IO[str]] = open(self.partial, "x", newline="", encoding="utf-8")
         os.chmod(self.partial, 0o600)  # as the reference: results may name a customer's model
         self._csv = csv.writer(self._handle, lineterminator="\n")
         self._csv.writerow(columns.header())
@@ -116,17 +136,16 @@ class ReferenceCsvWriter:
         self.rows_written += 1
 
     def close(self) -> Path:
-        """Finish the file: flush, fsync and rename into place."""
+        """Finish the file: flush, fsync and give it its name; returns the name it got."""
         self._finish()
-        os.replace(self.partial, self.path)
+        self.path = place_without_clobbering(self.partial, self.path)
         return self.path
 
     def abandon(self) -> Path:
         """Keep what was written under a name that says the run did not complete."""
         self._finish()
         incomplete = self.path.with_name(f"{self.path.stem}.incomplete{self.path.suffix}")
-        os.replace(self.partial, incomplete)
-        return incomplete
+        return place_without_clobbering(self.partial, incomplete)
 
     def _finish(self) -> None:
         if self._handle is not None:
