@@ -12,6 +12,7 @@ from opdiff.dumps import Tensor
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
+from _child_env import child_env  # noqa: E402
 
 TS = 1700000000000000
 SHAPE = (1, 16, 8, 8)
@@ -107,7 +108,7 @@ def test_cli_advisor_prints_findings_and_writes_the_summary(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "opdiff", "compare", "-m", str(tmp_path / "npu"), "-g", str(tmp_path / "golden"),
          "-f", str(tmp_path / "chain.json"), "-out", str(tmp_path / "out"), "-advisor"],
-        capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""},
+        capture_output=True, text=True, env=child_env(COLUMNS="200", PATH=""),
     )
     assert out.returncode == 0, out.stderr
     assert "culprit op: op6 (op6:output:0" in out.stdout

@@ -14,6 +14,7 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor
+from _child_env import child_env  # noqa: E402
 
 TS = 1700000000000001
 
@@ -89,7 +90,7 @@ def test_cli_writes_the_reference_csv_and_reports(conv_relu_case):
     out = subprocess.run(
         [sys.executable, "-m", "opdiff", "compare", "-m", str(conv_relu_case["npu"]), "-g", str(conv_relu_case["golden"]),
          "-f", str(conv_relu_case["rule"]), "-out", str(conv_relu_case["out"]), "--fail-under", "CosineSimilarity=0.99"],
-        capture_output=True, text=True, env={"COLUMNS": "160", "PATH": ""},
+        capture_output=True, text=True, env=child_env(COLUMNS="160", PATH=""),
     )
     assert out.returncode == 3, out.stderr  # the threshold is violated by the faulty output
     assert "first failing tensor in execution order: conv1/Conv2D_relu_fused:output:0" in out.stdout

@@ -10,6 +10,7 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.overflow import scan_overflow, summary_lines
+from _child_env import child_env  # noqa: E402
 
 SHAPE = (1, 16, 4, 4)
 
@@ -61,7 +62,7 @@ def test_summary_lists_every_tensor_of_each_op(folder: Path) -> None:
 
 def test_cli_table_summary_file_and_exit_codes(folder: Path, tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "opdiff", "overflow", str(folder), "-out", str(tmp_path / "o"), "--fail"],
-                         capture_output=True, text=True, env={"COLUMNS": "220", "PATH": ""})
+                         capture_output=True, text=True, env=child_env(COLUMNS="220", PATH=""))
     assert out.returncode == 4, out.stderr
     assert "first overflow: bf16_neg_inf" in out.stdout and "fp32_nan" in out.stdout and "relu_fine" not in out.stdout
     (summary,) = (tmp_path / "o").glob("overflow_summary_*.txt")

@@ -11,6 +11,7 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.single_op import BLOCK, detail_of_arrays, single_op_detail
+from _child_env import child_env  # noqa: E402
 
 TS = 1700000000000001
 
@@ -91,7 +92,7 @@ def test_cli_prints_and_writes_the_reference_files(npu_pair, tmp_path: Path) -> 
     done = subprocess.run(
         [sys.executable, "-m", "opdiff", "compare", "-m", str(mine), "-g", str(golden), "-op", "conv_1", "-o", "0", "-n", "4",
          "-out", str(out), "--element-csv", "-ml", "10000"],
-        capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""},
+        capture_output=True, text=True, env=child_env(COLUMNS="200", PATH=""),
     )
     assert done.returncode == 0, done.stderr
     assert "top 4 by absolute error" in done.stdout and "0 21 2 3" in done.stdout and "histogram" in done.stdout
@@ -125,7 +126,7 @@ def test_element_csv_chunks_and_bad_arguments(tmp_path: Path) -> None:
     assert chunks[1].read_text().splitlines()[1].startswith("10000,10000 0 0 0,")  # 1-D padded to N C H W
     for bad, message in ((["-op", "missing"], "no op 'missing'"), (["-op", "add", "-i", "0"], "no input 0"),
                          (["-op", "add", "-n", "0"], "-n must be within"), (["-op", "add", "-ml", "5"], "max_line")):
-        failed = subprocess.run(base + bad, capture_output=True, text=True, env={"COLUMNS": "300", "PATH": ""})
+        failed = subprocess.run(base + bad, capture_output=True, text=True, env=child_env(COLUMNS="300", PATH=""))
         assert failed.returncode == 2 and message in failed.stderr, (bad, failed.stderr)
 
 
