@@ -22,6 +22,10 @@
 #include "opdiff/kernels.hpp"
 
 namespace opdiff::kernels {
+// Internal linkage on purpose: each kernel file compiles this header with its own ISA flags, and
+// shared inline definitions would let the linker keep the AVX-512 build of a helper for the AVX2
+// and scalar paths too (illegal instructions on older CPUs). Every kernel file gets its own copy.
+namespace {
 
 inline constexpr float kRelativeEpsF32 = 2.220446049250313e-16f;  // 2^-52, exact in float32
 
@@ -162,4 +166,5 @@ inline const LogTable& log_table() {
 inline constexpr double kLogC2 = -1.0 / 2, kLogC3 = 1.0 / 3, kLogC4 = -1.0 / 4, kLogC5 = 1.0 / 5, kLogC6 = -1.0 / 6;
 inline constexpr double kLn2 = 0.6931471805599453094;
 
+}  // namespace
 }  // namespace opdiff::kernels
