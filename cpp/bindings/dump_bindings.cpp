@@ -14,6 +14,7 @@
 #include "opdiff/dump_error.hpp"
 #include "opdiff/layout.hpp"
 #include "opdiff/metrics.hpp"
+#include "opdiff/prefix_source.hpp"
 #include "opdiff/tensor_view.hpp"
 #include "opdiff/thread_pool.hpp"
 
@@ -97,11 +98,14 @@ TensorView view_of(const FileHandle& file, const std::string& role, uint32_t ind
   return make_tensor_view(file, parse_role(role), index, target);
 }
 
+// `max_elements` > 0 compares only the first that many elements of each side (-max N).
 MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, double atol, bool kl,
-                      bool scalar_shape, size_t threads) {
+                      bool scalar_shape, size_t threads, uint64_t max_elements) {
   if (x.source->size() != y.source->size())
     throw py::value_error("element counts differ: " + std::to_string(x.source->size()) + " vs " +
                           std::to_string(y.source->size()));
+  const uint64_t limit = max_elements == 0 ? x.source->size() : max_elements;
+  const PrefixSource x_prefix(*x.source, limit), y_prefix(*y.source, limit);
   MetricsOptions options;
   options.rtol = rtol;
   options.atol = atol;
@@ -109,7 +113,7 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   options.scalar_shape = scalar_shape;
   py::gil_scoped_release release;
   ThreadPool& pool = default_thread_pool();
-  MetricsResult result = compute_metrics(*x.source, *y.source, options, &pool, threads == 0 ? pool.size() : threads);
+  MetricsResult result = compute_metrics(x_prefix, y_prefix, options, &pool, threads == 0 ? pool.size() : threads);
   x.file->check_intact();
   y.file->check_intact();
   return result;
@@ -233,10 +237,13 @@ void register_dumps(py::module_& m) {
   m.def(
       "compare_views",
       [](const TensorView& x, const TensorView& y, double rtol, double atol, bool kl, bool scalar_shape,
-         size_t threads) { return metrics_result_dict(compare(x, y, rtol, atol, kl, scalar_shape, threads)); },
+         size_t threads, uint64_t max_elements) {
+        return metrics_result_dict(compare(x, y, rtol, atol, kl, scalar_shape, threads, max_elements));
+      },
       py::arg("x"), py::arg("y"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true,
-      py::arg("scalar_shape") = false, py::arg("threads") = 0,
-      "Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.");
+      py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("max_elements") = 0,
+      "Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.\n"
+      "max_elements > 0 compares only the first that many logical elements of each side.");
 
   m.def("decode_dump_header", &header_dict, py::arg("message"),
         "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");

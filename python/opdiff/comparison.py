@@ -203,6 +203,7 @@ def compare(
     threads: Optional[int] = None,
     progress: bool = False,
     csv: Optional[PathLike] = None,
+    max_elements: int = 0,
 ) -> Report:
     """Compare the dumps under `my` (NPU) with those under `golden` (golden .npy or NPU dumps).
 
@@ -210,7 +211,11 @@ def compare(
     tensor without a partner is a row with its reason. With `csv`, rows are also written to that
     file as they come (through a temporary name). Ctrl-C stops the run and returns what was
     compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
+    ``max_elements`` > 0 compares only the first N elements of each tensor against golden files
+    (the reference's ``-max N``; NPU against NPU always compares everything).
     """
+    if max_elements < 0:
+        raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     scenario, plans, my_index, golden_index = plan(
         my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
         ids=ids, step=step,
@@ -224,7 +229,7 @@ def compare(
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns)
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
-    engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads))
+    engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
     bar = ProgressBar(len(plans)) if progress else None
     writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
     try:

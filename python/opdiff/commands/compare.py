@@ -28,6 +28,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     selection = parser.add_mutually_exclusive_group()
     selection.add_argument("-r", "--range", help="START,END,STEP over fusion-rule ids (1-based; END=-1 means the last)")
     selection.add_argument("-s", "--select", help="comma-separated fusion-rule ids")
+    parser.add_argument("-max", "--max-cmp-size", dest="max_cmp_size", type=int, default=0, metavar="N",
+                        help="compare only the first N elements of each tensor against golden files (default 0: all; "
+                        "NPU against NPU always compares everything)")
     parser.add_argument("-overflow_detection", "--overflow-detection", action="store_true",
                         help="add the OverFlow column (fp16 |x| >= 65504 or Inf on my side)")
     parser.add_argument("-advisor", "--advisor", action="store_true",
@@ -133,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
             require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
         thresholds = [Threshold.parse(text) for text in args.fail_under]
+        if args.max_cmp_size < 0:
+            raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
         if args.close_fusion_rule_file and not args.fusion_rule_file:
             raise ValueError("-cf needs -f (the fusion-on model)")
         if (args.range or args.select) and not args.fusion_rule_file:
@@ -158,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
             threads=args.threads,
             progress=sys.stdout.isatty() if args.progress is None else args.progress,
             csv=args.output / result_file_name(),
+            max_elements=args.max_cmp_size,
         )
     except (ValueError, OSError, GraphFormatError) as error:
         errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)

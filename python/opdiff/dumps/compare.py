@@ -23,9 +23,12 @@ def tensor_metrics(
     atol: float = 1e-5,
     kl: bool = True,
     threads: Optional[int] = None,
+    max_elements: int = 0,
 ) -> Metrics:
     """Every metric of ``my`` against ``golden``: dump tensors (read in their default logical
     layout) or core views (``DumpTensor.view(format, shape)``, to pick the golden's layout).
+    ``max_elements`` > 0 compares only the first that many logical elements (the reference's
+    ``-max N``); the element counts must still agree.
 
     >>> import numpy as np, opdiff, tempfile, os
     >>> from opdiff.dumps import Tensor
@@ -35,10 +38,15 @@ def tensor_metrics(
     >>> m = tensor_metrics(opdiff.read_dump(a).outputs[0], opdiff.read_dump(b).outputs[0])
     >>> m.count, m.cosine_similarity > 0.9999
     (360, True)
+    >>> tensor_metrics(opdiff.read_dump(a).outputs[0], opdiff.read_dump(b).outputs[0], max_elements=100).count
+    100
     """
+    if max_elements < 0:
+        raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     x, y = _view(my), _view(golden)
     raw = _core.compare_views(x, y, rtol=float(rtol), atol=float(atol), kl=kl,
-                              scalar_shape=sum(x.shape) == len(x.shape), threads=threads or 0)
+                              scalar_shape=sum(x.shape) == len(x.shape), threads=threads or 0,
+                              max_elements=max_elements)
     return metrics_from_core(raw)
 
 

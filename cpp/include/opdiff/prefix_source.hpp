@@ -1,0 +1,30 @@
+// The first `count` elements of another source: the reference tool's `-max N`, which compares only
+// the first N elements of each flattened tensor.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "opdiff/element_source.hpp"
+
+namespace opdiff {
+
+class PrefixSource final : public ElementSource {
+ public:
+  // `inner` must outlive this source; `count` is clipped to its size.
+  PrefixSource(const ElementSource& inner, uint64_t count) : inner_(inner), size_(std::min(count, inner.size())) {}
+
+  uint64_t size() const override { return size_; }
+  DType dtype() const override { return inner_.dtype(); }
+  ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const override {
+    return inner_.run(start, count, scratch);
+  }
+  bool uses_scratch() const override { return inner_.uses_scratch(); }
+  void release_resident() const override { inner_.release_resident(); }
+
+ private:
+  const ElementSource& inner_;
+  uint64_t size_;
+};
+
+}  // namespace opdiff
