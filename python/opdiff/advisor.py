@@ -16,7 +16,8 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -24,6 +25,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold
 from opdiff.graph import FusionMap
 from opdiff.report.rows import CompareRow
+
+_RUN_SUFFIX = re.compile(r"#(\d+)$")
 
 FP16_MAX = 65504.0
 # An op whose output error is at most this many times its inputs' error only passes error on.
@@ -53,9 +56,26 @@ class Finding:
 
 
 def op_of(row: CompareRow) -> str:
-    """The NPU op a row belongs to ("op:output:0" -> "op")."""
+    """The NPU op a row belongs to ("op:output:0" -> "op"; "op#2:output:0", a run of ``--all``, -> "op")."""
     parts = row.tensor_index.rsplit(":", 2)
-    return parts[0] if len(parts) == 3 else row.npu_dump
+    return _RUN_SUFFIX.sub("", parts[0]) if len(parts) == 3 else row.npu_dump
+
+
+def run_of(row: CompareRow) -> int:
+    """Which run of its op a row compares (``--all`` names them "op#k"; 0 otherwise)."""
+    found = _RUN_SUFFIX.search(row.tensor_index.rsplit(":", 2)[0])
+    return int(found.group(1)) if found else 0
+
+
+def _one_run(report: Report, thresholds: Sequence[Threshold]) -> Report:
+    """The rows of one run when ``--all`` compared several: the first run with a failing row (else
+    run 0). The analysis follows one execution of the graph, where each op appears once."""
+    runs = sorted({run_of(row) for row in report.rows})
+    if len(runs) < 2:
+        return report
+    failing_runs = [run_of(row) for row in report.failing(thresholds)]
+    chosen = min(failing_runs) if failing_runs else runs[0]
+    return replace(report, rows=[row for row in report.rows if run_of(row) == chosen])
 
 
 def role_of(row: CompareRow) -> str:
@@ -245,7 +265,7 @@ def advise(
 
     `ignore_ops` are fnmatch patterns of ops kept out of the analysis (placeholders, noise).
     """
-    ctx = _Context(report, fusion_map, thresholds, tuple(ignore_ops))
+    ctx = _Context(_one_run(report, thresholds), fusion_map, thresholds, tuple(ignore_ops))
     findings: List[Finding] = []
     for step in (_input_mismatch, _overflow, _first_divergence):
         found = step(ctx)

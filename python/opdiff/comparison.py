@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -175,16 +175,47 @@ def plan(
     quant_fusion_rule: RuleLike = None,
     ids: Optional[Sequence[int]] = None,
     step: Optional[int] = None,
+    all_occurrences: bool = False,
 ) -> Tuple[Scenario, List[OpPlan], DumpIndex, DumpIndex]:
-    """Index both sides and match them: the scenario, the op plans and the two indexes."""
+    """Index both sides and match them: the scenario, the op plans and the two indexes.
+
+    By default each op's newest dump is compared, as the reference does. With `all_occurrences`
+    every run of an op is (an op dumped several times in one step, e.g. a loop body): the k-th
+    dump of my side against the k-th of the golden side (its newest when it has fewer), rows
+    named ``op#k`` and ordered run by run."""
     has_rule = fusion_rule is not None or quant_fusion_rule is not None
     my_index = _index_side(my, step, has_rule)
     golden_index = _index_side(golden, step, has_rule)
-    scenario, plans = plan_comparison(
-        my_index, golden_index, _rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule), ids
-    )
+    rules = (_rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule))
+    scenario, plans = plan_comparison(my_index, golden_index, *rules, ids)
     plans.sort(key=lambda op_plan: op_plan.index)  # stable: members of a group keep their order
+    if all_occurrences and my_index.occurrences() > 1:
+        plans = _plans_of_every_run(my_index, golden_index, rules, ids, plans)
     return scenario, plans, my_index, golden_index
+
+
+def _plans_of_every_run(
+    my_index: DumpIndex,
+    golden_index: DumpIndex,
+    rules: Tuple[Optional[FusionMap], Optional[FusionMap], Optional[FusionMap]],
+    ids: Optional[Sequence[int]],
+    newest_plans: List[OpPlan],
+) -> List[OpPlan]:
+    """Plans for each run k of the ops (``--all``). Row numbers are those of the newest-file plans,
+    so an op keeps its Index in every run; ops missing from my side are reported in run 0 only."""
+    number_of = {op_plan.op_name: (op_plan.index, op_plan.op_sequence) for op_plan in newest_plans}
+    plans: List[OpPlan] = []
+    for k in range(my_index.occurrences()):
+        _, run_plans = plan_comparison(
+            my_index.occurrence(k), golden_index.occurrence(k, newest_when_missing=True), *rules, ids
+        )
+        for op_plan in run_plans:
+            if op_plan.my_path is None and k > 0:
+                continue
+            index, op_sequence = number_of.get(op_plan.op_name, (op_plan.index, op_plan.op_sequence))
+            plans.append(replace(op_plan, index=index, op_sequence=op_sequence, op_name=f"{op_plan.op_name}#{k}", run=k))
+    plans.sort(key=lambda op_plan: (op_plan.run, op_plan.index))
+    return plans
 
 
 def compare(
@@ -204,6 +235,7 @@ def compare(
     progress: bool = False,
     csv: Optional[PathLike] = None,
     max_elements: int = 0,
+    all_occurrences: bool = False,
 ) -> Report:
     """Compare the dumps under `my` (NPU) with those under `golden` (golden .npy or NPU dumps).
 
@@ -212,13 +244,14 @@ def compare(
     file as they come (through a temporary name). Ctrl-C stops the run and returns what was
     compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
     ``max_elements`` > 0 compares only the first N elements of each tensor against golden files
-    (the reference's ``-max N``; NPU against NPU always compares everything).
+    (the reference's ``-max N``; NPU against NPU always compares everything). ``all_occurrences``
+    compares every dump of an op, not only the newest (see :func:`plan`).
     """
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     scenario, plans, my_index, golden_index = plan(
         my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
-        ids=ids, step=step,
+        ids=ids, step=step, all_occurrences=all_occurrences,
     )
     columns = CsvColumns(
         algorithms=tuple(algorithms),

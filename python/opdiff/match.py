@@ -56,6 +56,7 @@ class OpPlan:
     missing_reason: Optional[str] = None  # when my_path is None
     positional_partner: Optional[str] = None  # NPU vs NPU: the partner dump, tensors paired by position
     my_slices: Tuple[str, ...] = ()  # FFTS+: every slice file of the op, in thread order (§2.6)
+    run: int = 0  # which dump of the op (--all compares each; op_name then ends in "#run")
 
     def input_target(self, k: int) -> GoldenTarget:
         if self.positional_partner is not None:

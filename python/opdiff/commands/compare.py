@@ -57,6 +57,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     single.add_argument("--ignore_single_op_result", "--ignore-single-op-result", action="store_true",
                         help="the reference's flag to skip the per-element CSVs; opdiff skips them unless --element-csv")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
+    parser.add_argument("--all", dest="all_occurrences", action="store_true",
+                        help="compare every dump of an op (an op run several times in one step), not only the newest; "
+                        "rows are named op#0, op#1, ... and ordered run by run")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it")
@@ -164,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
             progress=sys.stdout.isatty() if args.progress is None else args.progress,
             csv=args.output / result_file_name(),
             max_elements=args.max_cmp_size,
+            all_occurrences=args.all_occurrences,
         )
     except (ValueError, OSError, GraphFormatError) as error:
         errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
@@ -205,7 +209,8 @@ def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule,
     if fusion_rule is None and quant_rule is None:
         raise ValueError("-map needs -f or -q")
     _, plans, _, _ = plan(args.my_dump_path, args.golden_dump_path, fusion_rule=fusion_rule,
-                          close_fusion_rule=close_rule, quant_fusion_rule=quant_rule, ids=ids, step=args.step)
+                          close_fusion_rule=close_rule, quant_fusion_rule=quant_rule, ids=ids, step=args.step,
+                          all_occurrences=args.all_occurrences)
     path = write_mapping_csv(plans, args.output / f"mapping_{datetime.now().strftime('%Y%m%d%H%M%S')}.csv")
     Console().print(f"mapping: {path}")
     return EXIT_OK

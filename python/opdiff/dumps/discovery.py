@@ -198,6 +198,25 @@ class DumpIndex:
         """Op keys ordered by the timestamp of their newest file (the NPU-vs-NPU row order)."""
         return sorted(self.files, key=lambda k: timestamp_sort_key(self.files[k][-1].timestamp))
 
+    def occurrences(self) -> int:
+        """How many times the most often dumped op was dumped (FFTS+ slices of one run count once)."""
+        return max((1 if _is_sliced(versions) else len(versions) for versions in self.files.values()), default=0)
+
+    def occurrence(self, k: int, *, newest_when_missing: bool = False) -> "DumpIndex":
+        """The index of the k-th run of every op (oldest first), for ``--all``: ops dumped fewer
+        times are left out, or keep their newest file with `newest_when_missing` (a golden side
+        dumped once serves every run). The slices of an FFTS+ op stay together as one run."""
+        files: Dict[str, List[AnyName]] = {}
+        for key, versions in self.files.items():
+            if _is_sliced(versions):
+                if k == 0 or newest_when_missing:
+                    files[key] = versions
+            elif k < len(versions):
+                files[key] = [versions[k]]
+            elif newest_when_missing:
+                files[key] = [versions[-1]]
+        return DumpIndex(self.folder, self.kind, files, self.skipped)
+
     @property
     def is_quant(self) -> bool:
         """A quantized model's dump: some op name carries a quant marker (§2.1)."""
@@ -246,6 +265,12 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
     for versions in files.values():
         versions.sort(key=_version_order)
     return DumpIndex(folder, kind, files, sorted(skipped))
+
+
+def _is_sliced(versions: Sequence[AnyName]) -> bool:
+    """Whether an op's files are the FFTS+ slices of one run rather than several runs."""
+    newest = versions[-1] if versions else None
+    return isinstance(newest, NpuDumpName) and (newest.is_ffts_auto or newest.manual_slice is not None)
 
 
 def _version_order(name: AnyName) -> Tuple[int, int, int]:
