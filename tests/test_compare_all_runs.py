@@ -82,3 +82,4 @@ def test_cli_all_flag(tmp_path):
     (result,) = (tmp_path / "out").glob("result_*.csv")
     text = result.read_text()
     assert "conv1/Conv2D_relu_fused#0:output:0" in text and "conv1/Conv2D_relu_fused#1:output:0" in text
+

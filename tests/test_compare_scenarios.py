@@ -98,3 +98,13 @@ def test_quantized_model_against_the_float_golden(tmp_path: Path):
     assert "conv_quant_layer:output:0" not in by_tensor  # AscendQuant outputs are not compared
     without_q = {row.tensor_index: row for row in opdiff.compare(npu, golden, fusion_rule=offline_rule).rows}
     assert not without_q["conv_fused:output:0"].compared  # "qconv" has no golden: the quant rule is what maps it
+
+
+def test_npu_against_npu_in_different_shapes_is_compared_flat_with_a_note(tmp_path):
+    value = np.arange(16, dtype=np.float32)
+    for side, shape in (("a", (4, 4)), ("b", (2, 8))):
+        (tmp_path / side).mkdir()
+        opdiff.write_dump(tmp_path / side / f"Reshape.r.1.1.{TS}", "r", outputs=[Tensor(value.reshape(shape))])
+    (row,) = opdiff.compare(tmp_path / "a", tmp_path / "b").rows
+    assert row.compared and row.metrics.count == 16 and row.metrics.max_absolute_error == 0
+    assert row.reasons[0].startswith("The shapes differ ([4, 4] vs [2, 8])")

@@ -105,6 +105,14 @@ def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_p
     return tuple(reasons)
 
 
+def _shape_note(positional: bool, my_view, golden_view) -> Tuple[str, ...]:
+    """NPU against NPU, equal element counts in different shapes are compared flat; the row says so
+    (the reference drops such tensors without a row)."""
+    if positional and tuple(my_view.shape) != tuple(golden_view.shape):
+        return (f"The shapes differ ({list(my_view.shape)} vs {list(golden_view.shape)}): compared element by element in flat order.",)
+    return ()
+
+
 def _is_scalar_shape(shape: Sequence[int]) -> bool:
     """The reference's "scalar" shape type: the dims sum to their count ([], [1], [1, 1], also [2, 0])."""
     return sum(shape) == len(shape)
@@ -257,7 +265,7 @@ class Engine:
             op_sequence=plan.op_sequence,
             overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
             metrics=metrics,
-            reasons=_reasons(metrics, self.options.algorithms, plan.my_path or "", target.path),
+            reasons=_shape_note(positional, my_view, golden_view) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path),
         )
 
     def _lone_overflow(self, mine: DumpTensor) -> Optional[bool]:
