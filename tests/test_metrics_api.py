@@ -162,3 +162,21 @@ def test_threads_work_in_a_forked_child() -> None:
         child.kill()
     assert child.exitcode == 0, "child hung or failed"
     assert queue.get(timeout=5) == 0.0
+
+
+def test_metrics_from_core_builds_the_same_objects_as_the_constructors():
+    import dataclasses
+
+    from opdiff import _core
+    from opdiff._metrics import Metrics, Note, SideStats, metrics_from_core
+
+    x, y = np.array([0.0, 0.0, 3.0], np.float32), np.array([0.0, 0.0, 0.0], np.float32)
+    raw = _core.compute_metrics(x, "float32", 3, y, "float32", 3)
+    fast = metrics_from_core(raw)
+    fields = {k: v for k, v in raw.items() if k != "notes"}
+    slow = Metrics(**{**fields, "x": SideStats(**raw["x"]), "y": SideStats(**raw["y"])}, notes=fast.notes)
+    assert fast == slow and Note.GOLDEN_ZERO in fast.notes
+    assert set(vars(fast)) == {f.name for f in dataclasses.fields(Metrics)}
+    assert set(vars(fast.x)) == {f.name for f in dataclasses.fields(SideStats)}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.count = 4  # still frozen

@@ -61,8 +61,13 @@ void for_each_chunk(const ElementSource& x, const ElementSource& y, std::vector<
   } else {
     for (size_t chunk = 0; chunk < chunks; ++chunk) task(chunk, 0);
   }
-  x.release_resident();
-  y.release_resident();
+  // A tensor shorter than one release interval keeps its pages until its file is closed (partner
+  // files are held by a byte-capped cache): releasing them would cost two system calls per pair
+  // and page faults when a cached partner is read again, which dominates small comparisons.
+  if (chunks >= kChunksPerRelease) {
+    x.release_resident();
+    y.release_resident();
+  }
 }
 
 SideStats side_stats(uint64_t n, double mean, double m2, double lo, double hi, uint64_t nan, uint64_t pos_inf,

@@ -25,6 +25,9 @@ class Role(str, Enum):
     WORKSPACE = "workspace"
 
 
+_ROLES = {role.value: role for role in Role}
+
+
 def numpy_dtype(core_dtype: str) -> np.dtype:
     """numpy dtype of a logical array of a core dtype (bf16/fp8 as ml_dtypes types)."""
     return NUMPY_DTYPES[core_dtype]
@@ -143,13 +146,15 @@ def read_dump(path: PathLike) -> DumpFile:
 
     See :class:`DumpFile` for an example.
     """
-    handle = _core.open_tensor_file(os.fspath(path))
-    groups: Dict[Role, List[DumpTensor]] = {role: [] for role in Role}
+    # Per-pair overhead matters with thousands of small tensors: one Path, plain string names.
+    text = os.fspath(path)
+    handle = _core.open_tensor_file(text)
+    groups: Dict[str, List[DumpTensor]] = {"input": [], "output": [], "buffer": [], "workspace": []}
     for info in handle.tensors:
-        role = Role(info["role"])
+        role = info["role"]
         groups[role].append(
             DumpTensor(
-                role=role,
+                role=_ROLES[role],
                 index=info["index"],
                 data_type=info["data_type"],
                 dtype=info["dtype"],
@@ -164,19 +169,19 @@ def read_dump(path: PathLike) -> DumpFile:
                 _file=handle,
             )
         )
-    base = Path(path).name
+    base = os.path.basename(text)
     name = parse_npu_dump_name(base) or parse_golden_name(base)
     op_name = handle.op_name or (name.op_name if name else "")
     return DumpFile(
-        path=Path(path),
+        path=Path(text),
         form=handle.form,
         op_name=op_name,
         version=handle.version,
         dump_time=handle.dump_time,
         timestamp=name.timestamp if name else None,
         attrs=tuple(tuple(a) for a in handle.attrs),
-        inputs=tuple(groups[Role.INPUT]),
-        outputs=tuple(groups[Role.OUTPUT]),
-        buffers=tuple(groups[Role.BUFFER]),
-        workspaces=tuple(groups[Role.WORKSPACE]),
+        inputs=tuple(groups["input"]),
+        outputs=tuple(groups["output"]),
+        buffers=tuple(groups["buffer"]),
+        workspaces=tuple(groups["workspace"]),
     )
