@@ -171,3 +171,13 @@ def test_a_broken_command_fails_the_page(tmp_path: Path) -> None:
     assert len(failures) == 2
     assert "exit 2, the page expects 0" in failures[0] and ":3: opdiff compare" in failures[0]
     assert "opdiff info nowhere.npy" in failures[1]
+
+
+def test_console_blocks_run_the_prompt_lines_only(tmp_path: Path) -> None:
+    page = tmp_path / "console.md"
+    page.write_text("```console\n$ opdiff simd \\\n    --help\nusage: opdiff simd [-h]\n$ opdiff nope   # exit 2\n```\n")
+    (block,) = read_blocks(page)
+    assert [(c.text, c.expected_exit) for c in commands_of(block)] == [("opdiff simd --help", 0), ("opdiff nope", 2)]
+    folder = tmp_path / "work"
+    folder.mkdir()
+    assert run_page(page, folder) == []
