@@ -10,6 +10,9 @@ The conventions are stated for doc writers at the top of docs/README.md:
   msprobe) or the reference tool's own environment. ```slow: commands that run on any host but
   build or run for minutes (sanitizer builds, full benchmarks, fuzzing). Neither is run; the test
   lists every such block by page and first line, so a shell block cannot hide there by mistake.
+* ```python blocks run too, as one script each, in page order with the shell commands (same
+  folder); a block that is only a fragment (it uses names the reader's own code defines) starts
+  with the comment line `# fragment: ...` and is listed like the not-run blocks.
 * Every fence names its language (```text for output, file trees and the like).
 """
 
@@ -22,7 +25,9 @@ from typing import List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
+PYTHON_LANGUAGES = ("python",)
 NOT_RUN_LANGUAGES = ("device", "slow")
+FRAGMENT_MARK = "# fragment:"
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)([^`]*)$")  # a backtick fence's info has no backtick
 _EXPECTED_EXIT = re.compile(r"\s#\s*exit\s+(\d+)\s*$")
@@ -37,6 +42,11 @@ class Block:
     language: str
     line: int
     body: Tuple[str, ...]
+
+    @property
+    def is_fragment(self) -> bool:
+        """A Python block that only illustrates (not run)."""
+        return self.language in PYTHON_LANGUAGES and self.first_line.startswith(FRAGMENT_MARK)
 
     @property
     def first_line(self) -> str:

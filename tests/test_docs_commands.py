@@ -15,13 +15,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import pytest
 
 import opdiff
 from doc_blocks import (
     NOT_RUN_LANGUAGES,
+    PYTHON_LANGUAGES,
     ROOT,
     SHELL_LANGUAGES,
     Command,
@@ -37,6 +38,7 @@ NOT_RUN_BLOCKS = {
     ("README.md", "device", "python bench/crosscheck_reference_compare.py   # result CSVs row by row, every difference explained"),
     ("README.md", "slow", "python bench/bench_metrics.py --quick          # throughput of the metric kernels"),
     ("docs/producing-dumps.md", "device", "export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest"),
+    ("docs/producing-dumps.md", "python", "# fragment: op_outputs (op name -> list of output arrays) comes from your framework run"),
     ("docs/producing-dumps.md", "device", "atc --mode=1 --om=model.om --json=model.json   # the fusion rule as JSON (opdiff reads the .om directly too)"),
     ("docs/scenario-npu-vs-golden.md", "device", "opdiff compare -m $DUMP/20261129103000/0/resnet50/1/0 -g golden/ -f resnet50.om -out results/ -advisor"),
     ("docs/scenario-npu-vs-npu.md", "device", "opdiff compare -m new/20261129103000/0/resnet50/1/0 -g old/20261120091500/0/resnet50/1/0 -out results/ -advisor"),
@@ -78,27 +80,37 @@ def runnable(command: Command) -> Optional[str]:
     return rest
 
 
+def page_steps(path: Path, logs: Path) -> List[Tuple[Command, Optional[str]]]:
+    """Every command of the page in order, with what bash runs for it (None: not run). A Python
+    block becomes one step running the block's text, saved as a script beside the logs."""
+    steps: List[Tuple[Command, Optional[str]]] = []
+    for block in read_blocks(path):
+        if block.language in SHELL_LANGUAGES:
+            steps.extend((command, runnable(command)) for command in commands_of(block))
+        elif block.language in PYTHON_LANGUAGES and not block.is_fragment:
+            script = logs / f"block_{block.line}.py"
+            script.write_text("\n".join(block.body) + "\n", encoding="utf-8")
+            steps.append((Command(block.page, block.line, f"```python block at line {block.line}", 0), f"python '{script}'"))
+    return steps
+
+
 def run_page(path: Path, folder: Path) -> List[str]:
-    """Run the shell commands of one page in `folder` (one bash process, so `cd` and variables
-    carry over, as for a reader typing them); returns one message per command whose exit code
-    differs from the page's expectation."""
-    commands = [command for block in read_blocks(path) if block.language in SHELL_LANGUAGES
-                for command in commands_of(block)]
+    """Run the commands of one page in `folder` (one bash process, so `cd` and variables carry
+    over, as for a reader typing them); returns one message per command whose exit code differs
+    from the page's expectation."""
     logs = folder / ".doc-logs"
     logs.mkdir()
-    script = []
-    for number, command in enumerate(commands):
-        text = runnable(command)
-        if text is not None:
-            script.append(f"{{ {text}\n}} >'{logs}/{number}.out' 2>&1 </dev/null\necho $? >'{logs}/{number}.rc'\n")
+    steps = page_steps(path, logs)
+    script = [f"{{ {text}\n}} >'{logs}/{number}.out' 2>&1 </dev/null\necho $? >'{logs}/{number}.rc'\n"
+              for number, (_, text) in enumerate(steps) if text is not None]
     bin_dir = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""), "COLUMNS": "100"}
     env.pop("OPDIFF_SIMD", None)
     subprocess.run(["bash", "-c", "".join(script)], cwd=folder, env=env, timeout=PAGE_TIMEOUT_S,
                    stdin=subprocess.DEVNULL, capture_output=True, check=False)
     failures = []
-    for number, command in enumerate(commands):
-        if runnable(command) is None:
+    for number, (command, text) in enumerate(steps):
+        if text is None:
             continue
         rc_file, out_file = logs / f"{number}.rc", logs / f"{number}.out"
         where = f"{command.page}:{command.line}: {command.text}"
@@ -125,8 +137,8 @@ def test_page_commands_run(path: Path, page_inputs: Path, tmp_path: Path) -> Non
 
 
 def test_blocks_that_are_not_run_are_the_listed_ones() -> None:
-    found = {(block.page, block.language, block.first_line)
-             for path in doc_pages() for block in read_blocks(path) if block.language in NOT_RUN_LANGUAGES}
+    found = {(block.page, block.language, block.first_line) for path in doc_pages() for block in read_blocks(path)
+             if block.language in NOT_RUN_LANGUAGES or block.is_fragment}
     assert found - NOT_RUN_BLOCKS == set(), "not-run blocks missing from NOT_RUN_BLOCKS (or changed)"
     assert NOT_RUN_BLOCKS - found == set(), "NOT_RUN_BLOCKS lists blocks the pages no longer have"
 
@@ -171,6 +183,16 @@ def test_a_broken_command_fails_the_page(tmp_path: Path) -> None:
     assert len(failures) == 2
     assert "exit 2, the page expects 0" in failures[0] and ":3: opdiff compare" in failures[0]
     assert "opdiff info nowhere.npy" in failures[1]
+
+
+def test_python_blocks_run_and_fragments_do_not(tmp_path: Path) -> None:
+    page = tmp_path / "python.md"
+    page.write_text("```python\n# fragment: x comes from elsewhere\nprint(x)\n```\n\n"
+                    "```python\nimport opdiff\nraise SystemExit(opdiff.metrics([1.0], [1.0]).cosine_similarity == 1.0)\n```\n")
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (failure,) = run_page(page, folder)
+    assert "python.md:6: ```python block at line 6" in failure and "exit 1, the page expects 0" in failure
 
 
 def test_console_blocks_run_the_prompt_lines_only(tmp_path: Path) -> None:
