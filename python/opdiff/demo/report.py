@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Optional
 
 import numpy as np
 from rich.console import Console
@@ -51,8 +51,10 @@ def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[
     return paths
 
 
-def run_demo(folder: Path, seed: int, fault: str, fault_scale: float) -> int:
-    console = Console()
+def run_demo(folder: Path, seed: int, fault: str, fault_scale: float, console: Optional[Console] = None) -> int:
+    """Write the case into `folder`, compare it and print the report (to `console`, e.g. a
+    recording one for tools/console_screenshot.py; default: the terminal)."""
+    console = console or Console()
     try:
         paths = write_case(folder, seed, fault, fault_scale)
     except ValueError as error:
