@@ -17,7 +17,11 @@ CLI_PAGE = ROOT / "docs" / "cli.md"
 def sub_parsers() -> Dict[str, argparse.ArgumentParser]:
     parser = build_parser()
     (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return dict(action.choices)
+    commands: Dict[str, argparse.ArgumentParser] = {}
+    for name, sub in action.choices.items():  # an alias maps to its command's parser: keep the first name
+        if all(sub is not seen for seen in commands.values()):
+            commands[name] = sub
+    return commands
 
 
 def sections() -> Dict[str, str]:

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "opdiff.commands.info",
     "opdiff.commands.graph",
     "opdiff.commands.overflow",
+    "opdiff.commands.file_compare",
     "opdiff.commands.dump_onnx",
 )
 
