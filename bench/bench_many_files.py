@@ -37,8 +37,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=100_000)
     parser.add_argument("--ops", type=int, default=2_000)
     parser.add_argument("--top", type=int, default=25, help="profile entries to print")
+    parser.add_argument("--dir", default="/dev/shm" if os.access("/dev/shm", os.W_OK) else None,
+                        help="where to build the folders (default /dev/shm: unlinking 100k files on a VM disk can take minutes)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as root:
+    with tempfile.TemporaryDirectory(prefix="opdiff-many-", dir=args.dir) as root:
         phases: list = []
         many = timed("build the folders", phases, lambda: write_many_files(Path(root), total=args.files, ops=args.ops))
         npu_root = many.npu.parents[4]

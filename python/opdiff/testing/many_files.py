@@ -17,6 +17,7 @@ dumps that must not be read.
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,14 +70,18 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
         (made.golden / f"{name}.0.{TIMESTAMP}.npy").unlink()
     for name in layout.no_dump:
         dumps.pop(name).unlink()
-    # Older iterations: another op's values under this op's name, earlier timestamps.
+    # Bulk files are hard links (real files with real contents, without the bytes and the time of
+    # 100k copies): older iterations link to another op's dump, the rest to these two templates.
     paired = sorted(dumps)
-    template = dumps[paired[0]].read_bytes()  # a real dump, for files compare must not read
+    template, junk_text = root / "template.dump", root / "junk.txt"
+    shutil.copyfile(dumps[paired[0]], template)
+    junk_text.write_bytes(b"junk\n")
+    # Older iterations: another op's values under this op's name, earlier timestamps.
     for i, name in enumerate(paired):
         source = dumps[paired[(i + 1) % len(paired)]]
         op_type, op_name, task, stream, stamp = dumps[name].name.split(".")
         for age in range(1, older + 1):
-            shutil.copyfile(source, step / f"{op_type}.{op_name}.{task}.{stream}.{int(stamp) - 1_000_000 * age}")
+            os.link(source, step / f"{op_type}.{op_name}.{task}.{stream}.{int(stamp) - 1_000_000 * age}")
             layout.older_versions += 1
     # Digits-only names: every 50th op, resolved through mapping.csv.
     mapping = []
@@ -100,16 +105,16 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
             name = str(8_000_000_000 + i)  # digits-only, no mapping entry
         else:
             name = f"notes {i}.txt"  # spaces: no dump pattern
-        (step / name).write_bytes(template if kind in (2, 3) else b"junk\n")
+        os.link(template if kind in (2, 3) else junk_text, step / name)
         (layout.silent if kind == 2 else layout.junk).append(name)
     existing = sum(1 for _ in step.iterdir())
     for i in range(max(0, total - existing)):
-        (step / f"MatMul.other_graph_op{i}.{100_000 + i}.1.{TIMESTAMP + 10_000 + i}").write_bytes(template)
+        os.link(template, step / f"MatMul.other_graph_op{i}.{100_000 + i}.1.{TIMESTAMP + 10_000 + i}")
         layout.foreign_ops += 1
     layout.files_in_npu = sum(1 for _ in step.iterdir())
     older_step = step.parent / "0"  # an earlier step of the same model: compare takes the largest
     older_step.mkdir()
     for name in paired[:10]:
-        (older_step / f"Relu.{name}.1.1.{TIMESTAMP}").write_bytes(template)
+        os.link(template, older_step / f"Relu.{name}.1.1.{TIMESTAMP}")
     shutil.rmtree(root / "gen" / "npu", ignore_errors=True)
     return layout
