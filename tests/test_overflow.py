@@ -214,3 +214,14 @@ def test_cli_says_which_source_found_each_op(recorded: Path, tmp_path: Path) -> 
     (summary,) = (tmp_path / "o").glob("overflow_summary_*.txt")
     assert summary.read_text().count("=====[") == 3
     assert "unreadable:" not in out.stdout  # -n 3: the bad record is not among the first three
+
+
+def test_summary_into_a_full_folder_is_a_clear_error_and_leaves_nothing(recorded: Path, tmp_path: Path) -> None:
+    from test_fault_injection import tmpfs
+
+    with tmpfs(tmp_path / "full", "size=4k") as full:
+        (full / "filler").write_bytes(b"x" * 4096)
+        out = subprocess.run([sys.executable, "-m", "opdiff", "overflow", str(recorded), "-out", str(full)],
+                             capture_output=True, text=True, env=child_env(COLUMNS="200"))
+        assert out.returncode == 2 and "No space left on device" in out.stderr, out.stderr
+        assert sorted(p.name for p in full.iterdir()) == ["filler"]

@@ -251,7 +251,11 @@ def write_overflow_summary(scan: OverflowScan, out: PathLike, limit: Optional[in
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"overflow_summary_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
     partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(summary_lines(scan, limit)) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text("\n".join(summary_lines(scan, limit)) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a full disk leaves no half-written summary
+        raise
     return path
 
