@@ -170,8 +170,13 @@ class OldUnitEntry:
         return any(self.status)
 
     # The old form has no FFTS+ ids: matching a dump uses task and stream only.
-    context_id = None
-    thread_id = None
+    @property
+    def context_id(self) -> Optional[int]:
+        return None
+
+    @property
+    def thread_id(self) -> Optional[int]:
+        return None
 
 
 Entry = Union[CoreEntry, AicpuEntry, SdmaEntry, OldUnitEntry]
