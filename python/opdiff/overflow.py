@@ -1,9 +1,14 @@
-"""Overflow scan of one dump folder (msaccucmp-behaviour.md §6.4-6.5, plus bf16/fp32 NaN/Inf): which
-ops produce outputs that left their data type's range, in timestamp (execution) order.
+"""Overflow analysis of a dump folder (msaccucmp-behaviour.md §6.4-6.5, plus bf16/fp32 NaN/Inf): which
+ops overflowed, in timestamp (execution) order, found two ways and merged per op:
 
-An output overflows when it is float16 with max |x| >= 65504 or any NaN/Inf, or bfloat16, float32 or
-float64 with any NaN/Inf. Statistics come from the core (one pass per tensor, layouts decoded on the
-fly). The device's Opdebug.Node_OpDebug records are not parsed: the scan reads the tensors themselves.
+* the device's Opdebug records (``Opdebug.Node_OpDebug.*`` dumps, decoded by
+  :mod:`opdiff.dumps.opdebug`): each valid entry names a task and stream, matched to the NPU dump of
+  that op (:mod:`opdiff.overflow_match`);
+* a tensor scan of every NPU dump: an output overflows when it is float16 with max |x| >= 65504 or
+  any NaN/Inf, or bfloat16, float32 or float64 with any NaN/Inf. Statistics come from the core (one
+  pass per tensor, layouts decoded on the fly).
+
+A folder without Opdebug records gets the tensor scan alone.
 """
 
 from __future__ import annotations
@@ -12,16 +17,26 @@ import math
 import os
 from dataclasses import dataclass
 from datetime import datetime
+from enum import Enum
 from pathlib import Path
-from typing import Iterable, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from opdiff._metrics import SideStats
 from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
-from opdiff.dumps.discovery import NpuDumpName, parse_npu_dump_name, timestamp_sort_key
+from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
+from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
+from opdiff.overflow_match import DumpLookup, find_dumps
 
 PathLike = Union[str, "os.PathLike[str]"]
 FP16_MAX = 65504.0
 CHECKED_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+class Source(str, Enum):
+    """What found an overflowing op."""
+
+    OPDEBUG = "Opdebug record"
+    TENSOR_SCAN = "tensor scan"
 
 
 @dataclass(frozen=True)
@@ -38,31 +53,49 @@ class TensorReport:
 
 
 @dataclass(frozen=True)
+class DebugFinding:
+    """One valid entry of an Opdebug record, and the record's file and timestamp."""
+
+    record_path: Path
+    record_timestamp: int
+    entry: Entry
+
+
+@dataclass(frozen=True)
 class OverflowOp:
-    """An op with at least one overflowing output, and every tensor of its dump."""
+    """An overflowing op and every tensor of its dump. ``debug`` holds the Opdebug entries that
+    named it; an entry whose op has no dump here gives an op with ``path`` None, no name and no
+    tensors (task and stream from the entry)."""
 
     op_type: str
     op_name: str
     task_id: int
     stream_id: Optional[int]
     timestamp: int
-    path: Path
+    path: Optional[Path]
     tensors: Tuple[TensorReport, ...]
+    debug: Tuple[DebugFinding, ...] = ()
 
     @property
     def overflowing(self) -> List[TensorReport]:
         return [t for t in self.tensors if t.why is not None]
 
+    @property
+    def sources(self) -> Tuple[Source, ...]:
+        """Opdebug record when an entry named it, tensor scan when a tensor of it overflows."""
+        return tuple(s for s, found in ((Source.OPDEBUG, self.debug), (Source.TENSOR_SCAN, self.overflowing)) if found)
+
 
 @dataclass
 class OverflowScan:
-    """The result of a scan: overflowing ops in timestamp order, how many dumps were read, and the
-    files that could not be (with the reason)."""
+    """The result: overflowing ops in timestamp order, how many NPU dumps were scanned and Opdebug
+    records decoded, and the files that could not be read (with the reason)."""
 
     folder: Path
     ops: List[OverflowOp]
     scanned: int
     unreadable: List[Tuple[Path, str]]
+    records: int = 0
 
 
 def overflow_reason(dtype: Optional[str], stats: SideStats) -> Optional[str]:
@@ -86,18 +119,6 @@ def overflow_reason(dtype: Optional[str], stats: SideStats) -> Optional[str]:
     return None
 
 
-def _dump_names(folder: Path, max_depth: int = 30) -> Iterable[NpuDumpName]:
-    base = len(folder.parts)
-    for root, subfolders, names in os.walk(folder):
-        if len(Path(root).parts) - base >= max_depth:
-            subfolders[:] = []
-        subfolders.sort()
-        for name in names:
-            parsed = parse_npu_dump_name(os.path.join(root, name), with_fusion_rule=False)
-            if parsed is not None:
-                yield parsed
-
-
 def _tensor_report(tensor: DumpTensor, threads: Optional[int]) -> TensorReport:
     stats = tensor_stats(tensor, threads=threads) if tensor.dtype is not None and tensor.shape is not None else None
     dtype = tensor.dtype or tensor.data_type_name
@@ -105,56 +126,122 @@ def _tensor_report(tensor: DumpTensor, threads: Optional[int]) -> TensorReport:
     return TensorReport(tensor.role.value, tensor.index, dtype, tensor.format_name, tuple(tensor.shape), stats, why)
 
 
-def scan_overflow(folder: PathLike, *, threads: Optional[int] = None) -> OverflowScan:
-    """Scan every NPU dump under `folder` (recursively) for overflowing outputs.
+def _op_from_dump(name: NpuDumpName, threads: Optional[int], debug: Tuple[DebugFinding, ...]) -> Optional[OverflowOp]:
+    """The op of one dump when it overflows (or an Opdebug entry named it), else None. Inputs are
+    read only for ops that are reported."""
+    dump = read_dump(name.path)
+    outputs = [_tensor_report(t, threads) for t in dump.outputs]
+    if not debug and not any(t.why for t in outputs):
+        return None
+    inputs = [_tensor_report(t, threads) for t in dump.inputs]
+    return OverflowOp(name.op_type, dump.op_name or name.op_name, name.task_id, name.stream_id, name.timestamp,
+                      Path(name.path), tuple(inputs + outputs), debug)
+
+
+def _unmatched(finding: DebugFinding) -> OverflowOp:
+    entry = finding.entry
+    return OverflowOp("", "", entry.task_id, entry.stream_id, finding.record_timestamp, None, (), (finding,))
+
+
+def scan_overflow(folder: PathLike, *, threads: Optional[int] = None, max_records: Optional[int] = None,
+                  tensor_scan: bool = True) -> OverflowScan:
+    """Find the overflowing ops under `folder` (recursively): from the Opdebug records (the first
+    `max_records` by timestamp; all by default) and, unless ``tensor_scan=False``, from the tensors
+    of every NPU dump.
 
     >>> import numpy as np, opdiff, tempfile, os
+    >>> from opdiff.testing.opdebug import core_entry, write_opdebug_dump
     >>> d = tempfile.mkdtemp()
     >>> _ = opdiff.write_dump(os.path.join(d, "Mul.mul.3.1.1700000000000003"), "mul", outputs=[np.full(4, np.inf, np.float32)])
     >>> _ = opdiff.write_dump(os.path.join(d, "Add.add.2.1.1700000000000002"), "add", outputs=[np.ones(4, np.float32)])
-    >>> [(op.op_name, op.overflowing[0].why) for op in scan_overflow(d).ops]
-    [('mul', '4 +Inf')]
+    >>> _ = write_opdebug_dump(d, [core_entry(task_id=2, stream_id=1)], version=0, timestamp=1700000000000004)
+    >>> [(op.op_name, [s.value for s in op.sources]) for op in scan_overflow(d).ops]
+    [('add', ['Opdebug record']), ('mul', ['tensor scan'])]
     """
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"{root}: a dump folder is expected here")
-    names = sorted(_dump_names(root), key=lambda n: (timestamp_sort_key(n.timestamp), n.timestamp, n.path))
-    ops: List[OverflowOp] = []
+    found = find_dumps(root)
     unreadable: List[Tuple[Path, str]] = []
-    for name in names:
+    findings: Dict[str, List[DebugFinding]] = {}
+    lone: List[OverflowOp] = []
+    lookup = DumpLookup(found.dumps)
+    records = found.records[:max_records]
+    for record in records:
         try:
-            dump = read_dump(name.path)
-            outputs = [_tensor_report(t, threads) for t in dump.outputs]
-            if not any(t.why for t in outputs):
-                continue
-            inputs = [_tensor_report(t, threads) for t in dump.inputs]
+            decoded = read_opdebug(record.path)
+        except (DumpFormatError, OSError) as error:
+            unreadable.append((Path(record.path), str(error)))
+            continue
+        for entry in decoded.overflowing:
+            finding = DebugFinding(Path(record.path), record.timestamp, entry)
+            target = lookup.find(entry, record)
+            if target is None:
+                lone.append(_unmatched(finding))
+            else:
+                findings.setdefault(target.path, []).append(finding)
+    ops: List[OverflowOp] = list(lone)
+    for name in found.dumps:
+        debug = tuple(findings.get(name.path, ()))
+        if not debug and not tensor_scan:
+            continue
+        try:
+            op = _op_from_dump(name, threads, debug)
         except (DumpFormatError, OSError, ValueError) as error:
             unreadable.append((Path(name.path), str(error)))
+            ops += [_unmatched(finding) for finding in debug]  # the record stands without its op's tensors
             continue
-        ops.append(OverflowOp(name.op_type, dump.op_name or name.op_name, name.task_id, name.stream_id, name.timestamp,
-                              Path(name.path), tuple(inputs + outputs)))
-    return OverflowScan(root, ops, len(names), unreadable)
+        if op is not None:
+            ops.append(op)
+    ops.sort(key=lambda op: (timestamp_sort_key(op.timestamp), op.timestamp, str(op.path or "")))
+    return OverflowScan(root, ops, len(found.dumps), unreadable, len(records))
 
 
 def _number(value: float) -> str:
     return f"{value:.6g}"
 
 
+def op_kind(op: OverflowOp) -> str:
+    """The ``[type]`` of a summary block: the reporting units of the Opdebug entries (AIC, AIV,
+    AICPU, SDMA, or the old form's DHA atomic / L2 atomic / AI core), else ``overflow``."""
+    units = list(dict.fromkeys(f.entry.unit for f in op.debug))
+    return "/".join(units) if units else "overflow"
+
+
+def op_status(op: OverflowOp) -> str:
+    """The ``[Status:]`` of a summary block: the entries' status words in hex, else the tensor
+    scan's reasons."""
+    if op.debug:
+        return "; ".join(format_status(f.entry.status) for f in op.debug)
+    return "; ".join(f"{t.role}{t.index}: {t.why}" for t in op.overflowing)
+
+
+def op_title(op: OverflowOp) -> str:
+    if op.path is None:
+        return f"[unknown] no NPU dump with TaskId {op.task_id} StreamId {op.stream_id} found"
+    return f"[{op.op_type}] {op.op_name}"
+
+
 def summary_lines(scan: OverflowScan, limit: Optional[int] = None) -> List[str]:
-    """The summary text, per op as the reference's overflow_summary: a banner, the op, task and
-    stream, the timestamp, then one line per input and output."""
+    """The summary text, per op as the reference's overflow_summary: a banner, the op, the unit with
+    task, stream and status, the timestamp; then (opdiff's additions) what found it, the record and
+    dump files; then one line per input and output with its statistics."""
     lines: List[str] = []
     for k, op in enumerate(scan.ops[:limit], start=1):
-        status = "; ".join(f"{t.role}{t.index}: {t.why}" for t in op.overflowing)
-        lines += [f"=====[{k}]=====", f"[{op.op_type}] {op.op_name}",
-                  f"[overflow][TaskId:{op.task_id}][StreamId:{'' if op.stream_id is None else op.stream_id}][Status:{status}]",
-                  f"[timestamp:{op.timestamp}]", f"[file:{op.path}]"]
+        stream = "" if op.stream_id is None else op.stream_id
+        lines += [f"=====[{k}]=====", op_title(op),
+                  f"[{op_kind(op)}][TaskId:{op.task_id}][StreamId:{stream}][Status:{op_status(op)}]",
+                  f"[timestamp:{op.timestamp}]", f"[found by:{', '.join(s.value for s in op.sources)}]"]
+        lines += [f"[record:{finding.record_path}]" for finding in op.debug]
+        if op.path is not None:
+            lines.append(f"[file:{op.path}]")
         for t in op.tensors:
             stats = (f"[Max: {_number(t.stats.max)}] [Min: {_number(t.stats.min)}] [Mean: {_number(t.stats.mean)}] "
                      f"[NaN: {t.stats.nan}] [+Inf: {t.stats.pos_inf}] [-Inf: {t.stats.neg_inf}]") if t.stats else "[not decoded]"
-            lines.append(f"-{t.role}.{t.index} [Format: {t.format}] [Shape: {list(t.shape)}] [Dtype: {t.dtype}] {stats}")
+            flag = f" [Overflow: {t.why}]" if t.why else ""
+            lines.append(f"-{t.role}.{t.index} [Format: {t.format}] [Shape: {list(t.shape)}] [Dtype: {t.dtype}] {stats}{flag}")
     if not scan.ops:
-        lines.append(f"no overflow in {scan.scanned} dump files")
+        lines.append(f"no overflow in {scan.scanned} dump files and {scan.records} Opdebug records")
     return lines
 
 
@@ -164,7 +251,11 @@ def write_overflow_summary(scan: OverflowScan, out: PathLike, limit: Optional[in
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"overflow_summary_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
     partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(summary_lines(scan, limit)) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text("\n".join(summary_lines(scan, limit)) + "\n", encoding="utf-8")
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a full disk leaves no half-written summary
+        raise
     return path
 

@@ -6,7 +6,9 @@ Output names follow the reference tool (msaccucmp-behaviour.md §6.6):
 * ``-t bin``: ``{file}.{input|output}.{i}.{d0_d1_...}.{dtype}.{FORMAT}.bin`` — raw bytes;
 * ``-f FORMAT [-s SHAPE]``: ``{file}.{input|output}.{i}.{d0xd1x...}.npy`` — the tensor laid out
   in FORMAT (logical shape SHAPE, default its original shape), padding removed;
-* buffers ``{file}.l1buffer.{i}.bin``, workspaces ``{file}.space.{i}.bin``.
+* buffers ``{file}.l1buffer.{i}.bin``, workspaces ``{file}.space.{i}.bin``;
+* ``Opdebug.Node_OpDebug.*`` overflow records: ``{file}.output.0.json``, the decoded record
+  (addresses and status words in hex) instead of the raw bytes.
 
 bfloat16/float8/HiFloat8 values are written as float32 .npy (as the reference does; np.load has no
 such types), packed int4 as int8. Files are converted in parallel threads (the core releases the
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import tempfile
 import threading
@@ -129,6 +132,7 @@ def _temporary(out_dir: Path, name: str) -> Path:
 def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> FileResult:
     """Convert every tensor of one file; problems are recorded in the result, never raised."""
     from opdiff.dumps import DumpFormatError, read_dump
+    from opdiff.dumps.opdebug import is_opdebug_name
 
     result = FileResult(path)
     try:
@@ -136,9 +140,13 @@ def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> File
     except (DumpFormatError, OSError) as error:
         result.error = str(error)
         return result
+    opdebug = is_opdebug_name(path)
     for tensor in dump.tensors:
         try:
-            written = _convert_tensor(path, tensor, options, names)
+            if opdebug and tensor.role.value == "output" and tensor.index == 0:
+                written = _write_opdebug_json(path, tensor, options.out_dir, names)
+            else:
+                written = _convert_tensor(path, tensor, options, names)
         except (DumpFormatError, OSError) as error:
             result.tensor_errors.append(str(error))
             continue
@@ -175,6 +183,19 @@ def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapp
     dtype = np.dtype(np.float32) if widen else numpy_dtype(view.dtype)
     suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
     return _write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen)
+
+
+def _write_opdebug_json(path: Path, tensor, out_dir: Path, names: NameMapper) -> Path:
+    """The record an Opdebug dump holds in output 0, decoded, as ``{file}.output.0.json``."""
+    from opdiff.dumps.opdebug import decode_opdebug, record_json
+
+    record = decode_opdebug(tensor.stored_bytes(), path)
+    tensor.check_intact()  # the mapped bytes are void if the file shrank meanwhile
+    name = names.name(path.name, ".output.0.json")
+    temporary = _temporary(out_dir, name)
+    with _removed_on_failure(temporary):
+        temporary.write_text(json.dumps(record_json(record, path), indent=2) + "\n", encoding="utf-8")
+    return _publish(temporary, out_dir / name)
 
 
 def _write_raw(out_dir: Path, name: str, tensor) -> Path:

@@ -1,10 +1,16 @@
-"""`opdiff overflow DIR`: the ops of a dump folder whose outputs overflow, in execution order, and
-overflow_summary_<timestamp>.txt."""
+"""`opdiff overflow DIR`: the ops of a dump folder that overflowed, in execution order, found by the
+device's Opdebug records and by scanning the tensors, and overflow_summary_<timestamp>.txt."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING, List
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from opdiff.overflow import OverflowOp, OverflowScan
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_OVERFLOW = 0, 2, 4
 
@@ -12,25 +18,27 @@ EXIT_OK, EXIT_BAD_INPUT, EXIT_OVERFLOW = 0, 2, 4
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "overflow",
-        help="find the ops whose outputs overflow (fp16 |x| >= 65504, NaN/Inf in fp16/bf16/fp32)",
-        description="Scan a dump folder (recursively) and list the ops whose outputs overflow, in timestamp order. "
-        "With --fail, exit code 4 when any overflows (for CI).",
+        help="find the ops that overflowed (Opdebug records; fp16 |x| >= 65504, NaN/Inf in fp16/bf16/fp32)",
+        description="Search a dump folder (recursively, 30 levels) and list the ops that overflowed, in timestamp order: "
+        "those named by the device's Opdebug.Node_OpDebug records (matched to their NPU dumps by task and stream id) "
+        "and those whose outputs overflow (tensor scan). With --fail, exit code 4 when any overflows (for CI).",
     )
     parser.add_argument("folder", nargs="?", type=Path, help="dump folder (any level of the device layout)")
     parser.add_argument("-d", "--dump-path", dest="dump_path", type=Path, help="the dump folder (the reference's flag)")
     parser.add_argument("-out", "--output", type=Path, default=Path("."), help="folder for overflow_summary_<ts>.txt")
-    parser.add_argument("-n", "--top", type=int, default=None, help="list only the first N overflowing ops (default: all)")
+    parser.add_argument("-n", "--top", type=int, default=None,
+                        help="decode only the first N Opdebug records and list only the first N ops (default: all; "
+                        "the reference tool allows 1..5, any N >= 1 here)")
+    parser.add_argument("--records-only", action="store_true", help="skip the tensor scan: Opdebug records only")
     parser.add_argument("-j", "--threads", type=int, default=0, help="threads per tensor (default: every core)")
     parser.add_argument("--fail", action="store_true", help="exit 4 when an op overflows")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
 
-    from opdiff.overflow import scan_overflow, write_overflow_summary
+    from opdiff.overflow import op_kind, scan_overflow, write_overflow_summary
 
     errors = Console(stderr=True)
     folder = args.dump_path or args.folder
@@ -41,31 +49,19 @@ def run(args: argparse.Namespace) -> int:
         errors.print("[red]error:[/] -n wants a count >= 1")
         return EXIT_BAD_INPUT
     try:
-        scan = scan_overflow(folder, threads=args.threads or None)
+        scan = scan_overflow(folder, threads=args.threads or None, max_records=args.top, tensor_scan=not args.records_only)
     except (ValueError, OSError) as error:
         errors.print(f"[red]error:[/] {error}", highlight=False)
         return EXIT_BAD_INPUT
     console = Console()
-    shown = scan.ops[: args.top]
-    table = Table(title=f"overflowing ops in {scan.folder} ({len(scan.ops)} of {scan.scanned} dumps, execution order)",
-                  title_justify="left", box=box.SIMPLE_HEAD)
-    for column in ("#", "timestamp", "op type", "op", "tensor", "dtype", "shape", "min", "max", "mean", "NaN", "+Inf", "-Inf", "why"):
-        table.add_column(column, justify="right" if column in ("#", "min", "max", "mean", "NaN", "+Inf", "-Inf") else "left",
-                         overflow="fold")
-    for k, op in enumerate(shown, start=1):
-        for t in op.overflowing:
-            s = t.stats
-            assert s is not None
-            table.add_row(str(k), str(op.timestamp), op.op_type, op.op_name, f"{t.role}.{t.index}", t.dtype,
-                          ",".join(str(d) for d in t.shape), f"{s.min:.6g}", f"{s.max:.6g}", f"{s.mean:.6g}",
-                          str(s.nan), str(s.pos_inf), str(s.neg_inf), t.why or "")
     if scan.ops:
-        console.print(table)
+        console.print(_table(scan, scan.ops[: args.top]))
         first = scan.ops[0]
-        console.print(f"[bold red]first overflow:[/] {first.op_name} ({first.op_type}) at timestamp {first.timestamp}; "
-                      "later overflows usually follow from it", highlight=False)
+        console.print(f"[bold red]first overflow:[/] {first.op_name or 'task ' + str(first.task_id)} ({first.op_type or op_kind(first)}) "
+                      f"at timestamp {first.timestamp}; later overflows usually follow from it", highlight=False)
     else:
-        console.print(f"[green]no overflow[/] in {scan.scanned} dump files under {scan.folder}", highlight=False)
+        console.print(f"[green]no overflow[/] in {scan.scanned} dump files and {scan.records} Opdebug records under {scan.folder}",
+                      highlight=False)
     for path, reason in scan.unreadable:
         console.print(f"  [dim]unreadable:[/] {path}: {reason}", highlight=False)
     try:
@@ -75,3 +71,33 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     console.print(f"summary: {summary}", highlight=False)
     return EXIT_OVERFLOW if scan.ops and args.fail else EXIT_OK
+
+
+def _table(scan: "OverflowScan", shown: "List[OverflowOp]") -> "Table":
+    """One row per overflowing tensor of each op; an op an Opdebug record named shows one row even
+    when no tensor of it overflows (or its dump was not found)."""
+    from rich import box
+    from rich.table import Table
+
+    from opdiff.overflow import op_kind, op_status
+
+    title = (f"overflowing ops in {scan.folder} ({len(scan.ops)} ops; {scan.records} Opdebug records, "
+             f"{scan.scanned} dumps; execution order)")
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    numeric = ("#", "min", "max", "mean", "NaN", "+Inf", "-Inf")
+    for column in ("#", "timestamp", "found by", "unit", "status", "op type", "op", "tensor", "dtype", "shape", *numeric[1:], "why"):
+        table.add_column(column, justify="right" if column in numeric else "left", overflow="fold")
+    for k, op in enumerate(shown, start=1):
+        found_by = " + ".join("Opdebug" if s.value.startswith("Opdebug") else "tensors" for s in op.sources)
+        unit, status = (op_kind(op), op_status(op)) if op.debug else ("", "")
+        head = [str(k), str(op.timestamp), found_by, unit, status, op.op_type or "?", op.op_name or f"(no dump of task {op.task_id})"]
+        rows = op.overflowing or [None]
+        for t in rows:
+            if t is None:
+                table.add_row(*head, *[""] * 10)
+                continue
+            s = t.stats
+            assert s is not None
+            table.add_row(*head, f"{t.role}.{t.index}", t.dtype, ",".join(str(d) for d in t.shape), f"{s.min:.6g}",
+                          f"{s.max:.6g}", f"{s.mean:.6g}", str(s.nan), str(s.pos_inf), str(s.neg_inf), t.why or "")
+    return table

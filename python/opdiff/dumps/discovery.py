@@ -102,6 +102,8 @@ def slice_key(op_name: str, with_fusion_rule: bool) -> Optional[str]:
     >>> slice_key("a_lxslice1_b_lxslice2", with_fusion_rule=True)
     'a_b'
     """
+    if "_lxslice" not in op_name and "sgt_graph_" not in op_name:
+        return op_name  # the common case: nothing to strip (saves two regex passes per file)
     if with_fusion_rule and "_lxslice" in op_name:
         op_name = _LXSLICE_ANY.sub("", op_name)
     else:
@@ -236,35 +238,38 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
     mapping = read_name_mapping(folder)
     npu: Dict[str, List[AnyName]] = {}
     golden: Dict[str, List[AnyName]] = {}
-    skipped: List[Tuple[Path, str]] = []
+    skipped: List[Tuple[str, str]] = []
     with os.scandir(folder) as entries:
         for entry in entries:
             if not entry.is_file() or entry.name in NOT_DUMPS or entry.name.endswith(".partial"):
                 continue
             path = entry.path
-            real_name = mapping.get(entry.name) if _HASHED_NAME.match(entry.name) else None
-            if _HASHED_NAME.match(entry.name) and real_name is None:
-                skipped.append((Path(path), "digits-only name without a mapping.csv entry"))
+            hashed = _HASHED_NAME.match(entry.name) is not None
+            real_name = mapping.get(entry.name) if hashed else None
+            if hashed and real_name is None:
+                skipped.append((path, "digits-only name without a mapping.csv entry"))
                 continue
             name: Optional[AnyName]
+            # The name to parse is given, so the parsers need not split it off the path again.
             if (real_name or entry.name).endswith(".npy"):
-                name = parse_golden_name(path, real_name=real_name)
+                name = parse_golden_name(path, real_name=real_name or entry.name)
                 if name is not None:
                     golden.setdefault(name.key, []).append(name)
                     continue
             else:
-                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=real_name)
+                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=real_name or entry.name)
                 if name is not None:
                     npu.setdefault(name.key, []).append(name)
                     continue
-            skipped.append((Path(path), "name is neither an NPU dump nor a golden {op}.{index}.{timestamp}.npy"))
+            skipped.append((path, "name is neither an NPU dump nor a golden {op}.{index}.{timestamp}.npy"))
     if npu and golden:
         raise ValueError(f"{folder}: holds both NPU dump files and golden .npy files; give one kind per folder")
     files = npu or golden
     kind = FileKind.NPU if npu else FileKind.GOLDEN if golden else None
     for versions in files.values():
         versions.sort(key=_version_order)
-    return DumpIndex(folder, kind, files, sorted(skipped))
+    # Sorted as strings, then made Paths: sorting thousands of Paths compares them part by part.
+    return DumpIndex(folder, kind, files, [(Path(path), reason) for path, reason in sorted(skipped)])
 
 
 def _is_sliced(versions: Sequence[AnyName]) -> bool:
