@@ -63,8 +63,6 @@ def test_compare_into_a_read_only_folder_is_a_clear_error(tmp_path: Path, capsys
         assert not list(read_only.iterdir())
 
 
-@pytest.mark.xfail(reason="found by this test: ENOSPC while writing rows leaves result_<ts>.csv.<pid>.<id>.partial behind "
-                   "(opdiff.compare's finally closes the writer as if complete; nothing removes the partial file)")
 def test_compare_into_a_full_folder_leaves_no_half_written_result(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     mine, golden, _, _ = two_sides(tmp_path, ops=400, elements=16)  # ~400 rows of ~250 bytes: more than 64 KB
     with tmpfs(tmp_path / "full", "size=64k") as full:

@@ -265,6 +265,7 @@ def compare(
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
     bar = ProgressBar(len(plans)) if progress else None
     writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
+    failed = True
     try:
         if bar is not None:
             bar.start()
@@ -272,14 +273,29 @@ def compare(
             report.rows.append(row)
             if writer is not None:
                 writer.write(row)
+        failed = False
     except KeyboardInterrupt:
         report.complete = False
+        failed = False
     finally:
         if bar is not None:
             bar.stop()
         if writer is not None:
-            report.csv_path = writer.close() if report.complete else writer.abandon()
+            _finish_csv(writer, report, failed)
     return report
+
+
+def _finish_csv(writer: ReferenceCsvWriter, report: Report, failed: bool) -> None:
+    """Name the CSV (``.incomplete.csv`` after Ctrl-C); after an error, or when naming it fails
+    (a full disk), remove it: outputs are whole or absent."""
+    if failed:
+        writer.discard()
+        return
+    try:
+        report.csv_path = writer.close() if report.complete else writer.abandon()
+    except OSError:
+        writer.discard()
+        raise
 
 
 class ProgressBar:

@@ -147,6 +147,20 @@ class ReferenceCsvWriter:
         incomplete = self.path.with_name(f"{self.path.stem}.incomplete{self.path.suffix}")
         return place_without_clobbering(self.partial, incomplete)
 
+    def discard(self) -> None:
+        """Drop the temporary file after a failure (a full disk, say): a result that is not whole is
+        not kept under any name."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.close()  # may fail flushing to a full disk; the descriptor is closed anyway
+            except OSError:
+                pass
+        try:
+            os.unlink(self.partial)
+        except FileNotFoundError:
+            pass
+
     def _finish(self) -> None:
         if self._handle is not None:
             self._handle.flush()
