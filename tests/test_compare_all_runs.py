@@ -83,3 +83,13 @@ def test_cli_all_flag(tmp_path):
     text = result.read_text()
     assert "conv1/Conv2D_relu_fused#0:output:0" in text and "conv1/Conv2D_relu_fused#1:output:0" in text
 
+
+
+def test_report_counts_the_dumps_it_leaves_out(tmp_path):
+    npu, golden, rule = _two_run_case(tmp_path)
+    opdiff.write_dump(npu / f"Add.not_in_model.9.1.{TS + 300}", "not_in_model", outputs=[Tensor(np.ones(4, np.float32))])
+    notes = opdiff.compare(npu, golden, fusion_rule=rule).notes
+    assert "1 dump file(s) of ops that the fusion rule does not name were not compared" in notes
+    assert any(note.startswith("1 older dump file(s) of compared ops") for note in notes)
+    every_run = opdiff.compare(npu, golden, fusion_rule=rule, all_occurrences=True).notes
+    assert not any("older dump" in note for note in every_run)

@@ -262,6 +262,7 @@ def compare(
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns)
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
+    report.notes += unused_dump_notes(my_index, plans, all_occurrences)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
     bar = ProgressBar(len(plans)) if progress else None
     writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
@@ -283,6 +284,26 @@ def compare(
         if writer is not None:
             _finish_csv(writer, report, failed)
     return report
+
+
+def unused_dump_notes(my_index: DumpIndex, plans: Sequence[OpPlan], all_occurrences: bool = False) -> List[str]:
+    """What the plans leave out of my side's dumps, counted: ops the fusion rule does not name and
+    older dumps of compared ops (only the newest is compared without --all). Nothing is dropped
+    without the report saying so."""
+    used = {op_plan.my_path for op_plan in plans if op_plan.my_path} | {path for op_plan in plans for path in op_plan.my_slices}
+    foreign = older = 0
+    for versions in my_index.files.values():
+        unused = sum(1 for name in versions if name.path not in used)
+        if unused == len(versions):
+            foreign += unused
+        else:
+            older += unused
+    notes = []
+    if foreign:
+        notes.append(f"{foreign} dump file(s) of ops that the fusion rule does not name were not compared")
+    if older and not all_occurrences:
+        notes.append(f"{older} older dump file(s) of compared ops were not compared (the newest is; --all compares every run)")
+    return notes
 
 
 def _finish_csv(writer: ReferenceCsvWriter, report: Report, failed: bool) -> None:
