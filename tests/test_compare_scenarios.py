@@ -108,3 +108,16 @@ def test_npu_against_npu_in_different_shapes_is_compared_flat_with_a_note(tmp_pa
     (row,) = opdiff.compare(tmp_path / "a", tmp_path / "b").rows
     assert row.compared and row.metrics.count == 16 and row.metrics.max_absolute_error == 0
     assert row.reasons[0].startswith("The shapes differ ([4, 4] vs [2, 8])")
+
+
+def test_opdebug_records_are_not_compared_as_ops(tmp_path):
+    from opdiff.testing.opdebug import core_entry, write_opdebug_dump
+
+    value = np.ones(8, np.float32)
+    for side in ("a", "b"):
+        (tmp_path / side).mkdir()
+        opdiff.write_dump(tmp_path / side / f"Add.add.1.1.{TS}", "add", outputs=[Tensor(value)])
+    write_opdebug_dump(tmp_path / "a", [core_entry(task_id=1, stream_id=1)], timestamp=TS + 1)
+    report = opdiff.compare(tmp_path / "a", tmp_path / "b")
+    assert [row.npu_dump for row in report.rows] == ["add"]
+    assert any("Opdebug.Node_OpDebug" in note and "an Opdebug overflow record" in note for note in report.notes)

@@ -176,6 +176,9 @@ def timestamp_sort_key(timestamp: int) -> int:
     return timestamp if len(str(timestamp)) == 16 else 0
 
 
+# Opdebug.Node_OpDebug.* files hold the device's overflow records, not an op's tensors (opdiff.dumps.opdebug).
+OPDEBUG_NAME = ("Opdebug", "Node_OpDebug")
+
 AnyName = Union[NpuDumpName, GoldenName]
 
 
@@ -258,6 +261,9 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
                     continue
             else:
                 name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=real_name or entry.name)
+                if name is not None and (name.op_type, name.op_name) == OPDEBUG_NAME:
+                    skipped.append((path, "an Opdebug overflow record, not an op's tensors (opdiff overflow reads it)"))
+                    continue
                 if name is not None:
                     npu.setdefault(name.key, []).append(name)
                     continue
