@@ -107,6 +107,9 @@ def test_device_layout_leaves(tmp_path):
     assert choose_leaf(tmp_path, leaves, step=0).folder == model / "0"
     with pytest.raises(ValueError, match="no step 7"):
         choose_leaf(tmp_path, leaves, step=7)
+    flat = tmp_path / "golden"  # a side without steps (golden .npy files): --step does not apply to it
+    touch(flat, "r.0.1700000000000003.npy")
+    assert choose_leaf(flat, find_leaves(flat), step=0).folder == flat
     touch(tmp_path / "20261129120000" / "0" / "bert" / "1" / "0", "Relu.r.3.1.1700000000000003")
     with pytest.raises(ValueError, match="several models"):
         choose_leaf(tmp_path, find_leaves(tmp_path))

@@ -327,10 +327,14 @@ def _looks_like_dump(name: str) -> bool:
 
 def choose_leaf(root: PathLike, leaves: Sequence[DumpLeaf], step: Optional[int] = None) -> DumpLeaf:
     """The leaf to compare under ``root``: the only one, or the largest (or given) step of the only
-    model. ValueError, listing the candidates, when that is ambiguous."""
+    model; `step` is ignored where no leaf has a step. ValueError, listing the candidates, when that
+    is ambiguous."""
     if not leaves:
         raise ValueError(f"{root}: no dump files found (looked {len(Path(str(root)).parts)} levels deep and below)")
-    candidates = [leaf for leaf in leaves if step is None or leaf.step == step]
+    # A side without step folders (a flat golden folder, say) has one run: --step chooses among the
+    # steps of the side that has them.
+    stepped = any(leaf.step is not None for leaf in leaves)
+    candidates = [leaf for leaf in leaves if step is None or not stepped or leaf.step == step]
     if not candidates:
         steps = sorted({leaf.step for leaf in leaves if leaf.step is not None})
         raise ValueError(f"{root}: no step {step}; steps found: {steps}")
