@@ -116,3 +116,14 @@ def test_cli_advisor_prints_findings_and_writes_the_summary(tmp_path):
     assert summary[0] == "Detection Type: culprit op" and summary[1] == "Operator Index: 6"
     (result,) = (tmp_path / "out").glob("result_*.csv")
     assert "OverFlow" in result.read_text().splitlines()[0]  # -advisor turns on overflow detection
+
+
+def test_culprit_with_exactly_matching_inputs_says_so(tmp_path):
+    """NPU vs NPU, the inputs identical: the evidence says they match, not that the error grows "inf"x."""
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(SHAPE).astype(np.float32), rng.standard_normal(SHAPE).astype(np.float32)
+    for side, out in (("a", y), ("b", -y)):
+        (tmp_path / side).mkdir()
+        opdiff.write_dump(tmp_path / side / f"Conv2D.conv.1.1.{TS}", "conv", inputs=[Tensor(x)], outputs=[Tensor(out)])
+    (culprit,) = [f for f in advise(opdiff.compare(tmp_path / "a", tmp_path / "b")) if f.kind is FindingKind.CULPRIT]
+    assert "its inputs match the golden exactly" in culprit.evidence and "inf" not in culprit.evidence

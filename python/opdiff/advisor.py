@@ -195,16 +195,24 @@ def _first_divergence(ctx: _Context) -> Optional[Finding]:
     worst_input = max((_error(row) for row in inputs), default=0.0)
     growth = _error(out_row) / worst_input if worst_input > 0 else math.inf
     inputs_fail = any(ctx.fails(row) for row in inputs)
+    if not inputs:
+        input_evidence = "no input compared"
+    elif worst_input == 0:
+        input_evidence = "its inputs match the golden exactly"
+    else:
+        input_evidence = f"inputs' worst cosine {1 - worst_input:.6f}, error grows {growth:.3g}x across the op"
     evidence = (
         f"output cosine {_cos(out_row):.6f} (max rel error {out_row.metrics.max_relative_error:.4g}); "  # type: ignore[union-attr]
-        + (f"inputs' worst cosine {1 - worst_input:.6f}, error grows {growth:.3g}x across the op" if inputs else "no input compared")
+        + input_evidence
     )
     if not inputs_fail and (growth > DRIFT_GROWTH or not inputs):
+        received = (f"{start} receives inputs that match the golden" if inputs else
+                    f"{start} is the first op whose output fails (its inputs have no golden partner to check), and it")
         return Finding(
             FindingKind.CULPRIT, start, out_row.tensor_index, out_row.index, evidence,
-            f"{start} receives inputs that match the golden and produces an output that does not: the op itself is "
-            "wrong. Check its implementation (precision mode, fusion pattern, operator version), e.g. by running it alone "
-            "on the golden inputs.",
+            f"{received} produces an output that does not match: the op itself is most likely wrong. Check its "
+            "implementation (precision mode, fusion pattern, operator version), e.g. by running it alone on the golden "
+            "inputs.",
             chain,
         )
     return Finding(
