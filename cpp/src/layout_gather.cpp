@@ -1,0 +1,350 @@
+#include "opdiff/layout_gather.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "opdiff/tensor_file.hpp"
+
+namespace opdiff {
+namespace {
+
+// Fixed-size element copies: memcpy with a compile-time size becomes one load and store.
+template <size_t Bytes>
+struct Unit {
+  std::byte bytes[Bytes];
+};
+
+// Reads stored elements by element offset.
+template <typename U>
+struct PlainAccess {
+  using Value = U;
+  const U* data;
+  U load(uint64_t offset) const {
+    U value;
+    std::memcpy(&value, data + offset, sizeof(U));
+    return value;
+  }
+  // Local copies of the pointer and stride: stores through `out` could alias them otherwise,
+  // which makes the compiler reload both on every element.
+  void strided(uint64_t offset, uint64_t stride, uint64_t count, U* out) const {
+    const U* from = data + offset;
+    if (stride == 1) {
+      std::memcpy(out, from, count * sizeof(U));
+      return;
+    }
+    for (uint64_t i = 0; i < count; ++i) std::memcpy(out + i, from + i * stride, sizeof(U));
+  }
+};
+
+// Packed int4: offset counts nibbles, low nibble first; values are sign-extended to int8.
+struct Int4Access {
+  using Value = int8_t;
+  const uint8_t* data;
+  int8_t load(uint64_t offset) const {
+    const int nibble = (data[offset / 2] >> ((offset % 2) * 4)) & 0x0F;
+    return static_cast<int8_t>(nibble >= 8 ? nibble - 16 : nibble);
+  }
+  void strided(uint64_t offset, uint64_t stride, uint64_t count, int8_t* out) const {
+    const uint8_t* bytes = data;
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t at = offset + i * stride;
+      const int nibble = (bytes[at / 2] >> ((at % 2) * 4)) & 0x0F;
+      out[i] = static_cast<int8_t>(nibble >= 8 ? nibble - 16 : nibble);
+    }
+  }
+};
+
+template <typename Access>
+void strided(const Access& access, uint64_t offset, uint64_t stride, uint64_t count, typename Access::Value* out) {
+  access.strided(offset, stride, count, out);
+}
+
+// out[j * out_row + i] = stored[source + j * stride_j + i * stride_i] for a rows x columns tile.
+// Sub-tiles keep the stored part being read in L1 while each output row takes its share of it.
+template <typename Access>
+void transpose(const Access& access, uint64_t source, uint64_t stride_j, uint64_t stride_i, uint64_t rows,
+               uint64_t columns, typename Access::Value* out, uint64_t out_row) {
+  constexpr uint64_t kTileRows = 32, kTileColumns = 64;
+  for (uint64_t j0 = 0; j0 < rows; j0 += kTileRows) {
+    const uint64_t j1 = std::min(rows, j0 + kTileRows);
+    for (uint64_t i0 = 0; i0 < columns; i0 += kTileColumns) {
+      const uint64_t n = std::min(kTileColumns, columns - i0);
+      for (uint64_t j = j0; j < j1; ++j)
+        strided(access, source + j * stride_j + i0 * stride_i, stride_i, n, out + j * out_row + i0);
+    }
+  }
+}
+
+// Run length from index k of `axis` while its offsets stay linear (stops at a block edge).
+uint64_t regular_run(const GatherAxis& axis, uint64_t k, uint64_t limit) {
+  if (axis.block >= axis.extent) return limit;
+  return std::min(limit, axis.block - k % axis.block);
+}
+
+bool checked_mul(uint64_t a, uint64_t b, uint64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+
+// Recognises offset(k) = (k / block) * outer + (k % block) * inner in a plan table; otherwise the
+// axis keeps pointing at the table. Every entry is checked, so the formula and the table agree
+// exactly (and stay inside the bounds plan_layout checked).
+GatherAxis describe(const std::vector<uint64_t>& table) {
+  GatherAxis axis;
+  axis.extent = table.size();
+  axis.block = axis.extent;
+  if (axis.extent == 0) return axis;
+  axis.table = table.data();
+  if (table[0] != 0) return axis;
+  if (axis.extent == 1) {
+    axis.table = nullptr;
+    return axis;
+  }
+  const uint64_t inner = table[1];
+  uint64_t block = axis.extent;
+  for (uint64_t k = 2; k < axis.extent; ++k) {
+    uint64_t expected;
+    if (!checked_mul(k, inner, expected) || table[k] != expected) {
+      block = k;
+      break;
+    }
+  }
+  const uint64_t outer = block < axis.extent ? table[block] : 0;
+  if (block < axis.extent) {
+    for (uint64_t k = block; k < axis.extent; ++k) {
+      uint64_t a, b, sum;
+      if (!checked_mul(k / block, outer, a) || !checked_mul(k % block, inner, b) || __builtin_add_overflow(a, b, &sum) ||
+          table[k] != sum)
+        return axis;
+    }
+  }
+  axis.table = nullptr;
+  axis.block = block;
+  axis.inner = inner;
+  axis.outer = outer;
+  return axis;
+}
+
+}  // namespace
+
+LayoutGather::LayoutGather(const LayoutPlan& plan) : plan_(plan) {
+  if (plan.coupled_axis >= 0) return;  // grouped FRACTAL_Z: per-element offsets (copy_coupled)
+  ordered_ = plan.offsets.size() == plan.shape.size();
+  for (const std::vector<uint64_t>& table : plan.offsets)
+    ordered_ = ordered_ && !table.empty() && std::is_sorted(table.begin(), table.end());
+  for (const std::vector<uint64_t>& table : plan.offsets) {
+    GatherAxis axis = describe(table);
+    if (axis.extent == 1 && !axis.table) continue;  // contributes offset 0
+    // A plain axis whose stride is the span of a plain inner neighbour continues it: merge.
+    uint64_t span;
+    if (!axes_.empty() && axes_.back().plain() && axis.plain() && checked_mul(axis.extent, axis.inner, span) &&
+        axes_.back().inner == span) {
+      axes_.back().extent *= axis.extent;
+      axes_.back().block = axes_.back().extent;
+      axes_.back().inner = axis.inner;
+      continue;
+    }
+    axes_.push_back(axis);
+  }
+  if (axes_.empty()) axes_.push_back(GatherAxis{});  // one element at offset 0
+  // Tile another axis against the last when it is closer in memory than the last axis's own
+  // stride: reading along it then uses whole cache lines.
+  const size_t last = axes_.size() - 1;
+  const GatherAxis& row = axes_[last];
+  if (row.table || row.inner <= 1) return;
+  for (size_t a = 0; a < last; ++a) {
+    const GatherAxis& axis = axes_[a];
+    if (axis.table || axis.extent < 2 || axis.inner >= row.inner) continue;
+    if (tile_axis_ < 0 || axis.inner < axes_[size_t(tile_axis_)].inner) tile_axis_ = int(a);
+  }
+  if (tile_axis_ >= 0) {
+    plane_ = 1;
+    for (size_t a = size_t(tile_axis_) + 1; a < axes_.size(); ++a) plane_ *= axes_[a].extent;
+  }
+}
+
+// With every table non-decreasing, the lowest offset at or after an index tuple is either the tuple
+// itself or, for some axis a, the same prefix, index a + 1 and every later axis at 0.
+uint64_t LayoutGather::lowest_from(uint64_t position) const {
+  const LayoutPlan& p = plan_;
+  const size_t rank = p.shape.size();
+  uint64_t index[kMaxRank], tail[kMaxRank + 1];
+  tail[rank] = 0;
+  for (size_t a = rank; a-- > 0;) {
+    index[a] = position % p.shape[a];
+    position /= p.shape[a];
+    tail[a] = tail[a + 1] + p.offsets[a][0];
+  }
+  uint64_t prefix = 0, best = UINT64_MAX;
+  for (size_t a = 0; a < rank; ++a) {
+    if (index[a] + 1 < p.shape[a]) best = std::min(best, prefix + p.offsets[a][index[a] + 1] + tail[a + 1]);
+    prefix += p.offsets[a][index[a]];
+  }
+  return std::min(best, prefix);
+}
+
+// Mirror image: the tuple just before `position`, or a smaller index on some axis with every later
+// axis at its end.
+uint64_t LayoutGather::highest_before(uint64_t position) const {
+  const LayoutPlan& p = plan_;
+  const size_t rank = p.shape.size();
+  uint64_t index[kMaxRank], tail[kMaxRank + 1];
+  tail[rank] = 0;
+  position -= 1;
+  for (size_t a = rank; a-- > 0;) {
+    index[a] = position % p.shape[a];
+    position /= p.shape[a];
+    tail[a] = tail[a + 1] + p.offsets[a][p.shape[a] - 1];
+  }
+  uint64_t prefix = 0, best = 0;
+  for (size_t a = 0; a < rank; ++a) {
+    if (index[a] > 0) best = std::max(best, prefix + p.offsets[a][index[a] - 1] + tail[a + 1]);
+    prefix += p.offsets[a][index[a]];
+  }
+  return std::max(best, prefix);
+}
+
+// Rows of the last axis, each split into its linear runs: one base offset per row.
+template <typename Access>
+void LayoutGather::copy_rows(const Access& access, uint64_t first, uint64_t count,
+                             typename Access::Value* out) const {
+  const size_t last = axes_.size() - 1;
+  const GatherAxis& row = axes_[last];
+  uint64_t index[kMaxRank];
+  uint64_t rest = first;
+  for (size_t a = axes_.size(); a-- > 0;) {
+    index[a] = rest % axes_[a].extent;
+    rest /= axes_[a].extent;
+  }
+  uint64_t done = 0;
+  while (done < count) {
+    uint64_t base = 0;
+    for (size_t a = 0; a < last; ++a) base += axes_[a].offset(index[a]);
+    const uint64_t take = std::min(count - done, row.extent - index[last]);
+    if (row.table) {
+      const uint64_t* offsets = row.table + index[last];
+      for (uint64_t i = 0; i < take; ++i) out[done + i] = access.load(base + offsets[i]);
+    } else {
+      for (uint64_t i = 0; i < take;) {
+        const uint64_t k = index[last] + i;
+        const uint64_t run = regular_run(row, k, take - i);
+        strided(access, base + row.offset(k), row.inner, run, out + done + i);
+        i += run;
+      }
+    }
+    done += take;
+    index[last] += take;
+    for (size_t a = last; a > 0 && index[a] == axes_[a].extent; --a) {
+      index[a] = 0;
+      ++index[a - 1];
+    }
+  }
+}
+
+// `planes` whole planes of the tile axis starting at `first` (a plane start): for each row of the
+// axes between the tile axis and the last, tiles of (tile-axis run) x (last-axis run).
+template <typename Access>
+void LayoutGather::copy_planes(const Access& access, uint64_t first, uint64_t planes,
+                               typename Access::Value* out) const {
+  const size_t tile = size_t(tile_axis_), last = axes_.size() - 1;
+  const GatherAxis& across = axes_[tile];
+  const GatherAxis& row = axes_[last];
+  uint64_t slab = first / plane_;
+  const uint64_t j0 = slab % across.extent;
+  slab /= across.extent;
+  uint64_t base = 0;
+  for (size_t a = tile; a-- > 0;) {
+    base += axes_[a].offset(slab % axes_[a].extent);
+    slab /= axes_[a].extent;
+  }
+  uint64_t mid[kMaxRank] = {};
+  const uint64_t rows = plane_ / row.extent;
+  for (uint64_t m = 0; m < rows; ++m) {
+    uint64_t row_base = base;
+    for (size_t a = tile + 1; a < last; ++a) row_base += axes_[a].offset(mid[a]);
+    for (uint64_t j = j0; j < j0 + planes;) {
+      const uint64_t run_j = regular_run(across, j, j0 + planes - j);
+      const uint64_t source = row_base + across.offset(j);
+      for (uint64_t i = 0; i < row.extent;) {
+        const uint64_t run_i = regular_run(row, i, row.extent - i);
+        transpose(access, source + row.offset(i), across.inner, row.inner, run_j, run_i,
+                  out + (j - j0) * plane_ + m * row.extent + i, plane_);
+        i += run_i;
+      }
+      j += run_j;
+    }
+    for (size_t a = last; a-- > tile + 1;) {
+      if (++mid[a] < axes_[a].extent) break;
+      mid[a] = 0;
+    }
+  }
+}
+
+// Grouped FRACTAL_Z: the channel term depends on the group of the output channel, so each element
+// looks its offset up (these are weights: small tensors).
+template <typename Access>
+void LayoutGather::copy_coupled(const Access& access, uint64_t first, uint64_t count,
+                                typename Access::Value* out) const {
+  const LayoutPlan& p = plan_;
+  const size_t rank = p.shape.size(), c = size_t(p.coupled_axis), n = size_t(p.key_axis);
+  uint64_t index[kMaxRank];
+  uint64_t rest = first;
+  for (size_t a = rank; a-- > 0;) {
+    index[a] = rest % p.shape[a];
+    rest /= p.shape[a];
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t offset = p.offsets[c][p.keys[index[n]] * p.shape[c] + index[c]];
+    for (size_t a = 0; a < rank; ++a)
+      if (a != c) offset += p.offsets[a][index[a]];
+    out[i] = access.load(offset);
+    for (size_t a = rank; a-- > 0;) {
+      if (++index[a] < p.shape[a]) break;
+      index[a] = 0;
+    }
+  }
+}
+
+template <typename Access>
+void LayoutGather::copy(const Access& access, uint64_t first, uint64_t count, typename Access::Value* out) const {
+  if (count == 0) return;
+  if (plan_.coupled_axis >= 0) return copy_coupled(access, first, count, out);
+  const uint64_t end = first + count;
+  uint64_t at = first;
+  while (at < end) {
+    if (tile_axis_ < 0) {
+      copy_rows(access, at, end - at, out + (at - first));
+      break;
+    }
+    const uint64_t in_plane = at % plane_;
+    if (in_plane == 0) {
+      const uint64_t extent = axes_[size_t(tile_axis_)].extent;
+      const uint64_t planes = std::min(extent - (at / plane_) % extent, (end - at) / plane_);
+      if (planes >= 2) {
+        copy_planes(access, at, planes, out + (at - first));
+        at += planes * plane_;
+        continue;
+      }
+    }
+    // A partial plane (range edges), or a single one: rows up to the next plane start.
+    const uint64_t take = std::min(end - at, plane_ - in_plane);
+    copy_rows(access, at, take, out + (at - first));
+    at += take;
+  }
+}
+
+void LayoutGather::gather(const std::byte* stored, unsigned unit_bytes, uint64_t first, uint64_t count,
+                          std::byte* out) const {
+  switch (unit_bytes) {
+    case 1: return copy(PlainAccess<Unit<1>>{reinterpret_cast<const Unit<1>*>(stored)}, first, count, reinterpret_cast<Unit<1>*>(out));
+    case 2: return copy(PlainAccess<Unit<2>>{reinterpret_cast<const Unit<2>*>(stored)}, first, count, reinterpret_cast<Unit<2>*>(out));
+    case 4: return copy(PlainAccess<Unit<4>>{reinterpret_cast<const Unit<4>*>(stored)}, first, count, reinterpret_cast<Unit<4>*>(out));
+    case 8: return copy(PlainAccess<Unit<8>>{reinterpret_cast<const Unit<8>*>(stored)}, first, count, reinterpret_cast<Unit<8>*>(out));
+    case 16: return copy(PlainAccess<Unit<16>>{reinterpret_cast<const Unit<16>*>(stored)}, first, count, reinterpret_cast<Unit<16>*>(out));
+    default: throw std::logic_error("unsupported element width");
+  }
+}
+
+void LayoutGather::gather_int4(const std::byte* stored, uint64_t first, uint64_t count, int8_t* out) const {
+  copy(Int4Access{reinterpret_cast<const uint8_t*>(stored)}, first, count, out);
+}
+
+}  // namespace opdiff
