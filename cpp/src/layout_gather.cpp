@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "opdiff/tensor_file.hpp"
+#include "transpose_block.hpp"
 
 namespace opdiff {
 namespace {
@@ -19,7 +20,16 @@ struct Unit {
 template <typename U>
 struct PlainAccess {
   using Value = U;
+  // Side of the square register transpose for this width (0: none).
+  static constexpr unsigned kBlock = sizeof(U) == 2 ? kTransposeBlock16 : sizeof(U) == 4 ? kTransposeBlock32 : 0;
   const U* data;
+  // kBlock x kBlock: rows contiguous in the stored tile, positions `stride` elements apart.
+  void block(uint64_t offset, uint64_t stride, U* out, uint64_t out_row) const {
+    const auto* from = reinterpret_cast<const std::byte*>(data + offset);
+    auto* to = reinterpret_cast<std::byte*>(out);
+    if constexpr (sizeof(U) == 2) transpose_block16(from, stride * 2, to, out_row * 2);
+    if constexpr (sizeof(U) == 4) transpose_block32(from, stride * 4, to, out_row * 4);
+  }
   U load(uint64_t offset) const {
     U value;
     std::memcpy(&value, data + offset, sizeof(U));
@@ -30,7 +40,17 @@ struct PlainAccess {
   void strided(uint64_t offset, uint64_t stride, uint64_t count, U* out) const {
     const U* from = data + offset;
     if (stride == 1) {
-      std::memcpy(out, from, count * sizeof(U));
+      // Short runs (a C0 group of FRACTAL_NZ or NHWC targets) in fixed 16-byte pieces: a
+      // library memcpy per 32 bytes costs more than the copy.
+      uint64_t bytes = count * sizeof(U);
+      auto* to = reinterpret_cast<std::byte*>(out);
+      const auto* at = reinterpret_cast<const std::byte*>(from);
+      if (bytes > 128) {
+        std::memcpy(to, at, bytes);
+        return;
+      }
+      for (; bytes >= 16; bytes -= 16, at += 16, to += 16) std::memcpy(to, at, 16);
+      for (; bytes > 0; bytes -= sizeof(U), at += sizeof(U), to += sizeof(U)) std::memcpy(to, at, sizeof(U));
       return;
     }
     for (uint64_t i = 0; i < count; ++i) std::memcpy(out + i, from + i * stride, sizeof(U));
@@ -40,7 +60,9 @@ struct PlainAccess {
 // Packed int4: offset counts nibbles, low nibble first; values are sign-extended to int8.
 struct Int4Access {
   using Value = int8_t;
+  static constexpr unsigned kBlock = 0;
   const uint8_t* data;
+  void block(uint64_t, uint64_t, int8_t*, uint64_t) const {}
   int8_t load(uint64_t offset) const {
     const int nibble = (data[offset / 2] >> ((offset % 2) * 4)) & 0x0F;
     return static_cast<int8_t>(nibble >= 8 ? nibble - 16 : nibble);
@@ -61,16 +83,27 @@ void strided(const Access& access, uint64_t offset, uint64_t stride, uint64_t co
 }
 
 // out[j * out_row + i] = stored[source + j * stride_j + i * stride_i] for a rows x columns tile.
-// Sub-tiles keep the stored part being read in L1 while each output row takes its share of it.
+// Sub-tiles keep the stored part being read in L1 while each output row takes its share of it;
+// where the rows are contiguous in memory (stride_j 1), square blocks go through registers.
 template <typename Access>
 void transpose(const Access& access, uint64_t source, uint64_t stride_j, uint64_t stride_i, uint64_t rows,
                uint64_t columns, typename Access::Value* out, uint64_t out_row) {
-  constexpr uint64_t kTileRows = 32, kTileColumns = 64;
+  constexpr uint64_t kTileRows = 32, kTileColumns = 64, kBlock = Access::kBlock;
   for (uint64_t j0 = 0; j0 < rows; j0 += kTileRows) {
     const uint64_t j1 = std::min(rows, j0 + kTileRows);
     for (uint64_t i0 = 0; i0 < columns; i0 += kTileColumns) {
       const uint64_t n = std::min(kTileColumns, columns - i0);
-      for (uint64_t j = j0; j < j1; ++j)
+      uint64_t j = j0;
+      if (kBlock > 0 && stride_j == 1 && n >= kBlock) {
+        const uint64_t whole = n - n % kBlock;
+        for (; j + kBlock <= j1; j += kBlock) {
+          for (uint64_t i = i0; i < i0 + whole; i += kBlock)
+            access.block(source + j + i * stride_i, stride_i, out + j * out_row + i, out_row);
+          for (uint64_t r = j; r < j + kBlock; ++r)
+            strided(access, source + r + (i0 + whole) * stride_i, stride_i, n - whole, out + r * out_row + i0 + whole);
+        }
+      }
+      for (; j < j1; ++j)
         strided(access, source + j * stride_j + i0 * stride_i, stride_i, n, out + j * out_row + i0);
     }
   }
@@ -222,12 +255,19 @@ void LayoutGather::copy_rows(const Access& access, uint64_t first, uint64_t coun
     if (row.table) {
       const uint64_t* offsets = row.table + index[last];
       for (uint64_t i = 0; i < take; ++i) out[done + i] = access.load(base + offsets[i]);
+    } else if (row.block >= row.extent) {
+      strided(access, base + index[last] * row.inner, row.inner, take, out + done);
     } else {
+      // Blocked row (FRACTAL_NZ columns, C of an NHWC target): one division per row, then each
+      // block's run starts `outer` after the previous one.
+      uint64_t in_block = index[last] % row.block;
+      uint64_t offset = base + (index[last] / row.block) * row.outer + in_block * row.inner;
       for (uint64_t i = 0; i < take;) {
-        const uint64_t k = index[last] + i;
-        const uint64_t run = regular_run(row, k, take - i);
-        strided(access, base + row.offset(k), row.inner, run, out + done + i);
+        const uint64_t run = std::min(take - i, row.block - in_block);
+        strided(access, offset, row.inner, run, out + done + i);
         i += run;
+        offset += row.outer - in_block * row.inner;
+        in_block = 0;
       }
     }
     done += take;

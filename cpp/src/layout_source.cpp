@@ -50,7 +50,7 @@ ElementRun LayoutSource::run(uint64_t start, uint64_t count, std::byte* scratch)
   return {scratch, run_dtype_, 0};
 }
 
-void LayoutSource::release_resident() const {
+void LayoutSource::release_behind(uint64_t budget_bytes) const {
   if (!release_) return;
   const uint64_t start = lowest_start_.exchange(UINT64_MAX, std::memory_order_relaxed);
   if (start == UINT64_MAX) return;  // nothing read since the last release
@@ -62,7 +62,7 @@ void LayoutSource::release_resident() const {
   // Ranges run concurrently and a little out of order; `first` is the lowest one started since
   // the last release, so what lies below its lowest offset is behind every reader.
   const uint64_t low = gather_.lowest_from(first), high = gather_.highest_before(end);
-  if (high > low && storage_bytes(stored_dtype_, high - low) > kResidentBudget) {
+  if (high > low && storage_bytes(stored_dtype_, high - low) > budget_bytes) {
     release_(stored_);
     return;
   }

@@ -71,8 +71,10 @@ uint64_t component_bytes(DType output) {
 
 // Elements a gathering source decodes per call when a whole tensor is copied out: a large range
 // covers whole stored C0 groups (every channel of a group), so each stored block is read once
-// instead of once per 64K chunk that needs it. 16 MiB of gathered elements bounds the memory.
-constexpr uint64_t kGatherBlockBytes = uint64_t{16} << 20;
+// instead of once per 64K chunk that needs it. 4 MiB of gathered elements per call, and at most
+// 8 MiB of a revisited stored block kept resident, bound the memory of each converting thread.
+constexpr uint64_t kGatherBlockBytes = uint64_t{4} << 20;
+constexpr uint64_t kCopyResidentBudget = uint64_t{8} << 20;
 
 uint64_t gathered_bytes(DType run) { return std::max<uint64_t>(1, dtype_info(run).bits / 8); }
 
@@ -93,7 +95,8 @@ void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
   const uint64_t total = source.size();
   const uint64_t width = component_bytes(output);
   const bool gathers = !source.plan().identity;
-  const uint64_t block = gathers ? block_components(source.dtype()) : kChunkElements;
+  // Only tiled gathers revisit stored blocks; row-by-row ones gather best into an L2-sized buffer.
+  const uint64_t block = gathers && source.gather().tile_axis() >= 0 ? block_components(source.dtype()) : kChunkElements;
   std::vector<std::byte> scratch(gathers ? block * gathered_bytes(source.dtype()) : 0);
   std::vector<std::byte> converted(kChunkElements * 8);
   // Resident pages of the mapping are dropped every few MB (identity) or after each gathered
@@ -101,7 +104,7 @@ void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
   constexpr uint64_t kChunksPerRelease = 64;
   uint64_t calls = 0;
   for (uint64_t start = 0; start < total; start += block) {
-    if (++calls % (gathers ? 1 : kChunksPerRelease) == 0) source.release_resident();
+    if (++calls % (gathers ? 1 : kChunksPerRelease) == 0) source.release_behind(kCopyResidentBudget);
     const uint64_t count = std::min<uint64_t>(block, total - start);
     const ElementRun run = source.run(start, count, scratch.data());
     if (run.dtype == output && run.first == 0) {
@@ -158,13 +161,13 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
 
 void copy_logical(const TensorView& view, std::byte* out) {
   const LayoutSource& source = *view.source;
-  if (!source.plan().identity && source.dtype() == view.output_dtype) {
-    // The output holds the whole tensor: gather straight into it, in large ranges.
+  if (!source.plan().identity && source.gather().tile_axis() >= 0 && source.dtype() == view.output_dtype) {
+    // The output holds the whole tensor: tiles go straight into it, in large ranges.
     const uint64_t total = source.size(), width = component_bytes(view.output_dtype);
     const uint64_t block = 16 * block_components(source.dtype());
     for (uint64_t start = 0; start < total; start += block) {
       source.run(start, std::min(block, total - start), out + start * width);
-      source.release_resident();
+      source.release_behind(kCopyResidentBudget);
     }
     finish(view);
     return;

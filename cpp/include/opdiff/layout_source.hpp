@@ -36,14 +36,17 @@ class LayoutSource final : public ElementSource {
   // (each C0 group of channels is read once per channel), so only the part before the lowest
   // offset still ahead goes. Whatever is kept beyond that stays under kResidentBudget, or
   // everything is dropped as for a contiguous tensor (memory stays bounded, pages fault back in).
-  void release_resident() const override;
+  void release_resident() const override { release_behind(kResidentBudget); }
+  // The same with another bound on what may stay resident.
+  void release_behind(uint64_t budget_bytes) const;
 
   const LayoutPlan& plan() const { return plan_; }
   const LayoutGather& gather() const { return gather_; }
   uint64_t logical_count() const { return logical_count_; }
   DType stored_dtype() const { return stored_dtype_; }
 
-  static constexpr uint64_t kResidentBudget = uint64_t{48} << 20;
+  // 32 MiB: a 16M-element fp16 C1 block stays; two threads over pairs keep RSS well under 256 MB.
+  static constexpr uint64_t kResidentBudget = uint64_t{32} << 20;
 
  private:
   ByteSpan stored_;
