@@ -1,9 +1,11 @@
 """Decode throughput of stored layouts: GB/s of stored input turned into logical-order elements.
 
 Writes one fp16 dump per case with opdiff's writer (16M logical elements by default) under /tmp,
-then times, in this process, (1) `read_into` of the logical array (the convert path) and (2)
-`tensor_metrics` against an fp32 logical golden on one thread (the compare path, kernels
-included). The plain ND case gives the no-gather figure to compare with. Best of `--repeats`.
+then times, in this process, (1) `read_into` of the logical array (the to_numpy/convert path; GB/s
+of stored fp16 decoded) and (2) `tensor_metrics` against an fp32 logical golden on one thread (the
+compare path, kernels and KL included; GB/s of both inputs). The plain ND case gives the
+no-gather figure. Times are CPU seconds (best of `--repeats`), so that a machine shared with
+other jobs still gives comparable figures; the load average is printed with them.
 
     python bench/bench_layout.py [--elements 16777216] [--repeats 5] [--cases nc1hwc0_big,...]
 """
@@ -11,6 +13,7 @@ included). The plain ND case gives the no-gather figure to compare with. Best of
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
@@ -57,9 +60,9 @@ def best(seconds: Callable[[], float], repeats: int) -> float:
 
 
 def timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     action()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -70,7 +73,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     console = Console()
     table = Table(title=f"layout decode, fp16, ~{args.elements / 2**20:.0f}M elements, best of {args.repeats}")
-    for column in ("case", "logical shape", "stored MB", "read_into GB/s", "metrics 1 thread GB/s"):
+    table.caption = f"load average {os.getloadavg()[0]:.1f}; CPU time"
+    for column in ("case", "logical shape", "path", "stored MB", "read_into GB/s", "metrics 1 thread GB/s"):
         table.add_column(column, justify="left" if column in ("case", "logical shape") else "right")
     folder = Path(tempfile.mkdtemp(prefix="opdiff-bench-layout-"))
     try:
@@ -94,8 +98,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             check = out.view(np.float16).reshape(view.shape)
             assert np.array_equal(check.astype(np.float32), logical.astype(np.float16).astype(np.float32)), name
             compare = best(lambda: timed(lambda: tensor_metrics(view, golden_view, threads=1)), args.repeats)
-            table.add_row(name, str(tuple(view.shape)), f"{stored / 1e6:.1f}", f"{stored / read / 1e9:.2f}",
-                          f"{stored / compare / 1e9:.2f}")
+            tile = getattr(view, "tile_axis", None)
+            path = "-" if view.identity or tile is None else "tiles" if tile >= 0 else "rows"
+            both = stored + logical.nbytes
+            table.add_row(name, str(tuple(view.shape)), path, f"{stored / 1e6:.1f}", f"{stored / read / 1e9:.2f}",
+                          f"{both / compare / 1e9:.2f}")
             dump.unlink()
             gold.unlink()
     finally:

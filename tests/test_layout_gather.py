@@ -229,3 +229,60 @@ def test_release_keeps_revisited_blocks_and_results(tmp_path):
 
 def test_chunk_constant_is_the_one_tested():
     assert _core.CHUNK_ELEMENTS == CHUNK
+
+
+SIBLING_CASES = [
+    nc1hwc0(1, 20, 130, 520, 16),  # planes of 67,600 elements: two C0 groups, the second of 4
+    Case("NDC1HWC0 long planes", "NDC1HWC0", (1, 2, 2, 61, 557, 16), "NCDHW", (1, 19, 2, 61, 557),
+         lambda s: np.ascontiguousarray(ndc1hwc0_to_ncdhw(s, 19))),  # D between C and H*W: mid rows
+    plain("NHWC", (1, 300, 230, 19), "NCHW"),  # plain C axis, 16 siblings
+]
+
+
+def sibling_ranges(plane: int, total: int, siblings: int, components: int):
+    """(first, n, count): chunk-aligned groups, groups crossing a plane end, groups that run past
+    the last channel (the source falls back to single ranges there), odd counts."""
+    rng = np.random.default_rng(plane)
+    out = [(0, siblings, CHUNK), (CHUNK, siblings, CHUNK), (plane - 1000 * components, 3, 3000 * components)]
+    for _ in range(10):
+        n = int(rng.integers(1, siblings + 1))
+        count = int(rng.integers(1, 2 * CHUNK)) * components
+        first = int(rng.integers(0, max(1, total - (n - 1) * plane - count))) // components * components
+        out.append((first, n, count))
+    return [(f, n, c) for f, n, c in out if f + (n - 1) * plane + c <= total]
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES) + ["int4"])
+@pytest.mark.parametrize("case", SIBLING_CASES, ids=lambda c: c.name)
+def test_sibling_ranges_read_in_one_pass_equal_single_ranges(tmp_path, case, dtype):
+    if dtype == "int4":
+        stored = np.random.default_rng(9).integers(-8, 8, size=case.stored_shape, dtype=np.int8)
+        path = write_int4(tmp_path / "t", stored, case.stored_format)
+    else:
+        stored = random_stored(case.stored_shape, dtype, seed=3)
+        path = write_raw_v2(tmp_path / "t", stored, DTYPES[dtype][0], format_number(case.stored_format))
+    expected = case.expected(stored).reshape(-1)
+    components = 2 if dtype == "complex128" else 1
+    parts = expected.view(expected.real.dtype) if components == 2 else expected
+    view = open_view(path, case)
+    plane = view.sibling_stride
+    assert plane >= CHUNK and plane % (case.target_shape[-1] * components) == 0
+    assert view.sibling_count == min(16, case.target_shape[1 if case.target_format.startswith("NC") else 0])
+    for first, n, count in sibling_ranges(plane, parts.size, view.sibling_count, components):
+        got = view.read_siblings(first, plane, n, count)
+        for k, data in enumerate(got):
+            start = first + k * plane
+            assert same(np.frombuffer(data, dtype=parts.dtype), parts[start : start + count]), (first, n, count, k)
+
+
+def test_siblings_of_short_planes_and_other_strides_read_range_by_range(tmp_path):
+    """No sibling stride when a plane is shorter than a chunk; any stride still reads exactly."""
+    stored = random_stored((3, 3, 5, 7, 16), "float16", 4)
+    path = write_raw_v2(tmp_path / "t", stored, pb.DT_FLOAT16, format_number("NC1HWC0"))
+    case = nc1hwc0(3, 37, 5, 7, 16)
+    view = open_view(path, case)
+    assert view.sibling_stride == 0 and view.sibling_count == 1
+    flat = case.expected(stored).reshape(-1)
+    for first, stride, n, count in [(0, 35, 4, 100), (17, 1000, 3, 999), (5, 0, 2, 7)]:
+        for k, data in enumerate(view.read_siblings(first, stride, n, count)):
+            assert same(np.frombuffer(data, np.float16), flat[first + k * stride : first + k * stride + count])

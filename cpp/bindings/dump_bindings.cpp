@@ -241,6 +241,31 @@ void register_dumps(py::module_& m) {
           py::arg("start"), py::arg("count"),
           "Components [start, start + count) as the metric engine reads them, in the source's element type "
           "(for tests: any range, chunk edges anywhere).")
+      .def(
+          "read_siblings",
+          [](const TensorView& v, uint64_t first, uint64_t stride, uint32_t n, uint64_t count) {
+            const ElementSource& source = *v.source;
+            if (n == 0 || first > source.size() || stride > source.size() || count > source.size() ||
+                first + (n - 1) * stride + count > source.size())
+              throw py::value_error("ranges past the end of the tensor");
+            const uint64_t width = dtype_info(source.dtype()).bits / 8;
+            if (width == 0) throw py::value_error("packed int4 read as stored has no byte-wide elements");
+            std::vector<std::byte> scratch(n * count * ElementSource::kScratchBytesPerElement);
+            std::vector<ElementRun> runs(n);
+            std::vector<std::string> parts(n, std::string(count * width, '\0'));
+            {
+              py::gil_scoped_release release;
+              source.run_siblings(first, stride, n, count, scratch.data(), runs.data());
+              for (uint32_t k = 0; k < n; ++k) std::memcpy(parts[k].data(), runs[k].data, parts[k].size());
+            }
+            py::list list;
+            for (const std::string& part : parts) list.append(py::bytes(part));
+            return list;
+          },
+          py::arg("first"), py::arg("stride"), py::arg("n"), py::arg("count"),
+          "Ranges [first + k * stride, ... + count) for k < n read in one pass (ElementSource::run_siblings).")
+      .def_property_readonly("sibling_stride", [](const TensorView& v) { return v.source->sibling_stride(); })
+      .def_property_readonly("sibling_count", [](const TensorView& v) { return v.source->sibling_count(); })
       .def_property_readonly("gather_axes",
                              [](const TensorView& v) {
                                py::list list;

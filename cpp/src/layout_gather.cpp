@@ -318,6 +318,73 @@ void LayoutGather::copy_planes(const Access& access, uint64_t first, uint64_t pl
   }
 }
 
+uint32_t LayoutGather::siblings() const {
+  if (tile_axis_ < 0) return 1;
+  const GatherAxis& across = axes_[size_t(tile_axis_)];
+  // A C0 group (blocked axis), or 16 indices of a plain one: bounds the caller's scratch.
+  return uint32_t(std::min<uint64_t>({across.block, across.extent, 16}));
+}
+
+// The same elements as `n` copy() calls on ranges one plane apart: each piece of the ranges that
+// lies inside one plane is, for all n ranges together, an (n x run) tile at consecutive indices of
+// the tile axis. Pieces whose siblings would leave the tile axis's extent are copied one by one.
+template <typename Access>
+void LayoutGather::copy_siblings(const Access& access, uint64_t first, uint32_t n, uint64_t count,
+                                 typename Access::Value* out, uint64_t out_row) const {
+  const size_t tile = size_t(tile_axis_), last = axes_.size() - 1;
+  const GatherAxis& across = axes_[tile];
+  const GatherAxis& row = axes_[last];
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t at = first + done;
+    const uint64_t in_plane = at % plane_;
+    const uint64_t take = std::min(count - done, plane_ - in_plane);
+    uint64_t slab = at / plane_;
+    const uint64_t j = slab % across.extent;
+    slab /= across.extent;
+    if (j + n > across.extent) {
+      for (uint32_t k = 0; k < n; ++k) copy(access, at + k * plane_, take, out + k * out_row + done);
+      done += take;
+      continue;
+    }
+    uint64_t base = 0;
+    for (size_t a = tile; a-- > 0;) {
+      base += axes_[a].offset(slab % axes_[a].extent);
+      slab /= axes_[a].extent;
+    }
+    // Rows of the axes after the tile axis inside this piece: mid index, then a run of the row.
+    uint64_t index[kMaxRank] = {};
+    uint64_t rest = in_plane;
+    for (size_t a = last + 1; a-- > tile + 1;) {
+      index[a] = rest % axes_[a].extent;
+      rest /= axes_[a].extent;
+    }
+    for (uint64_t piece = 0; piece < take;) {
+      uint64_t row_base = base;
+      for (size_t a = tile + 1; a < last; ++a) row_base += axes_[a].offset(index[a]);
+      const uint64_t length = std::min(take - piece, row.extent - index[last]);
+      for (uint64_t k = 0; k < n;) {
+        const uint64_t run_k = regular_run(across, j + k, n - k);
+        const uint64_t source = row_base + across.offset(j + k);
+        for (uint64_t i = 0; i < length;) {
+          const uint64_t position = index[last] + i;
+          const uint64_t run_i = regular_run(row, position, length - i);
+          transpose(access, source + row.offset(position), across.inner, row.inner, run_k, run_i,
+                    out + k * out_row + done + piece + i, out_row);
+          i += run_i;
+        }
+        k += run_k;
+      }
+      piece += length;
+      index[last] += length;
+      for (size_t a = last; a > tile + 1 && index[a] == axes_[a].extent; --a) {
+        index[a] = 0;
+        ++index[a - 1];
+      }
+    }
+    done += take;
+  }
+}
+
 // Grouped FRACTAL_Z: the channel term depends on the group of the output channel, so each element
 // looks its offset up (these are weights: small tensors).
 template <typename Access>
@@ -385,6 +452,27 @@ void LayoutGather::gather(const std::byte* stored, unsigned unit_bytes, uint64_t
 
 void LayoutGather::gather_int4(const std::byte* stored, uint64_t first, uint64_t count, int8_t* out) const {
   copy(Int4Access{reinterpret_cast<const uint8_t*>(stored)}, first, count, out);
+}
+
+void LayoutGather::gather_siblings(const std::byte* stored, unsigned unit_bytes, uint64_t first, uint32_t n,
+                                   uint64_t count, std::byte* out, uint64_t out_row) const {
+  if (count == 0 || n == 0) return;
+  if (tile_axis_ < 0 || plan_.coupled_axis >= 0) throw std::logic_error("sibling ranges need a tiled gather");
+  switch (unit_bytes) {
+    case 1: return copy_siblings(PlainAccess<Unit<1>>{reinterpret_cast<const Unit<1>*>(stored)}, first, n, count, reinterpret_cast<Unit<1>*>(out), out_row);
+    case 2: return copy_siblings(PlainAccess<Unit<2>>{reinterpret_cast<const Unit<2>*>(stored)}, first, n, count, reinterpret_cast<Unit<2>*>(out), out_row);
+    case 4: return copy_siblings(PlainAccess<Unit<4>>{reinterpret_cast<const Unit<4>*>(stored)}, first, n, count, reinterpret_cast<Unit<4>*>(out), out_row);
+    case 8: return copy_siblings(PlainAccess<Unit<8>>{reinterpret_cast<const Unit<8>*>(stored)}, first, n, count, reinterpret_cast<Unit<8>*>(out), out_row);
+    case 16: return copy_siblings(PlainAccess<Unit<16>>{reinterpret_cast<const Unit<16>*>(stored)}, first, n, count, reinterpret_cast<Unit<16>*>(out), out_row);
+    default: throw std::logic_error("unsupported element width");
+  }
+}
+
+void LayoutGather::gather_siblings_int4(const std::byte* stored, uint64_t first, uint32_t n, uint64_t count,
+                                        int8_t* out, uint64_t out_row) const {
+  if (count == 0 || n == 0) return;
+  if (tile_axis_ < 0 || plan_.coupled_axis >= 0) throw std::logic_error("sibling ranges need a tiled gather");
+  copy_siblings(Int4Access{reinterpret_cast<const uint8_t*>(stored)}, first, n, count, out, out_row);
 }
 
 }  // namespace opdiff

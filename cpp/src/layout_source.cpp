@@ -7,6 +7,7 @@
 #include <string>
 
 #include "opdiff/dump_error.hpp"
+#include "opdiff/metrics.hpp"
 #include "opdiff/tensor_file.hpp"
 
 namespace opdiff {
@@ -28,15 +29,18 @@ LayoutSource::LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan,
     throw ParseError("tensor bytes do not cover the layout");
 }
 
-ElementRun LayoutSource::run(uint64_t start, uint64_t count, std::byte* scratch) const {
-  if (release_) {
-    uint64_t seen = lowest_start_.load(std::memory_order_relaxed);
-    while (start < seen && !lowest_start_.compare_exchange_weak(seen, start, std::memory_order_relaxed)) {
-    }
-    seen = highest_end_.load(std::memory_order_relaxed);
-    while (start + count > seen && !highest_end_.compare_exchange_weak(seen, start + count, std::memory_order_relaxed)) {
-    }
+void LayoutSource::note_read(uint64_t start, uint64_t end) const {
+  if (!release_) return;
+  uint64_t seen = lowest_start_.load(std::memory_order_relaxed);
+  while (start < seen && !lowest_start_.compare_exchange_weak(seen, start, std::memory_order_relaxed)) {
   }
+  seen = highest_end_.load(std::memory_order_relaxed);
+  while (end > seen && !highest_end_.compare_exchange_weak(seen, end, std::memory_order_relaxed)) {
+  }
+}
+
+ElementRun LayoutSource::run(uint64_t start, uint64_t count, std::byte* scratch) const {
+  note_read(start, start + count);
   if (plan_.identity) return advanced({stored_.data, run_dtype_, 0}, start);
   if (stored_dtype_ == DType::int4) {
     gather_.gather_int4(stored_.data, start, count, reinterpret_cast<int8_t*>(scratch));
@@ -48,6 +52,32 @@ ElementRun LayoutSource::run(uint64_t start, uint64_t count, std::byte* scratch)
   const uint64_t first = start / components_, elements = count / components_;
   gather_.gather(stored_.data, unit_bytes_, first, elements, scratch);
   return {scratch, run_dtype_, 0};
+}
+
+uint64_t LayoutSource::sibling_stride() const {
+  if (plan_.identity || gather_.tile_axis() < 0 || gather_.plane() < kChunkElements) return 0;
+  return gather_.plane() * components_;
+}
+
+uint32_t LayoutSource::sibling_count() const { return sibling_stride() ? gather_.siblings() : 1; }
+
+void LayoutSource::run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
+                                ElementRun* runs) const {
+  if (n == 0) return;
+  if (stride == 0 || stride != sibling_stride() || first % components_ || count % components_ ||
+      first + (n - 1) * stride + count > size()) {
+    ElementSource::run_siblings(first, stride, n, count, scratch, runs);
+    return;
+  }
+  note_read(first, first + (n - 1) * stride + count);
+  const uint64_t step = count * kScratchBytesPerElement;  // bytes between ranges, as the default
+  if (stored_dtype_ == DType::int4) {
+    gather_.gather_siblings_int4(stored_.data, first, n, count, reinterpret_cast<int8_t*>(scratch), step);
+  } else {
+    gather_.gather_siblings(stored_.data, unit_bytes_, first / components_, n, count / components_, scratch,
+                            step / unit_bytes_);
+  }
+  for (uint32_t k = 0; k < n; ++k) runs[k] = {scratch + k * step, run_dtype_, 0};
 }
 
 void LayoutSource::release_behind(uint64_t budget_bytes) const {

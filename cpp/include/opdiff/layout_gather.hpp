@@ -46,6 +46,16 @@ class LayoutGather {
   void gather(const std::byte* stored, unsigned unit_bytes, uint64_t first, uint64_t count, std::byte* out) const;
   // Packed int4 (two per byte, low nibble first), unpacked to int8.
   void gather_int4(const std::byte* stored, uint64_t first, uint64_t count, int8_t* out) const;
+  // Ranges [first + k * plane(), ... + count) for k < n, range k written at out + k * out_row
+  // elements: consecutive indices of the tile axis, read as tiles in one pass.
+  void gather_siblings(const std::byte* stored, unsigned unit_bytes, uint64_t first, uint32_t n, uint64_t count,
+                       std::byte* out, uint64_t out_row) const;
+  void gather_siblings_int4(const std::byte* stored, uint64_t first, uint32_t n, uint64_t count, int8_t* out,
+                            uint64_t out_row) const;
+  // Logical elements from one index of the tile axis to the next (0 without a tile axis), and how
+  // many consecutive indices share their stored blocks.
+  uint64_t plane() const { return plane_; }
+  uint32_t siblings() const;
 
   // Whether every axis's offsets grow with its index (all supported layouts but grouped
   // FRACTAL_Z): then the two bounds below are exact and cheap.
@@ -66,6 +76,9 @@ class LayoutGather {
   void copy_rows(const Access& access, uint64_t first, uint64_t count, typename Access::Value* out) const;
   template <typename Access>
   void copy_planes(const Access& access, uint64_t first, uint64_t planes, typename Access::Value* out) const;
+  template <typename Access>
+  void copy_siblings(const Access& access, uint64_t first, uint32_t n, uint64_t count, typename Access::Value* out,
+                     uint64_t out_row) const;
   template <typename Access>
   void copy_coupled(const Access& access, uint64_t first, uint64_t count, typename Access::Value* out) const;
 

@@ -32,6 +32,12 @@ class LayoutSource final : public ElementSource {
   // A gathering source writes count * (bytes of dtype()) to `scratch`, never more: callers that
   // know they read a LayoutSource may pass a buffer of that size and ranges of any length.
   ElementRun run(uint64_t start, uint64_t count, std::byte* scratch) const override;
+  // Tiled layouts whose planes (one index of the tile axis, e.g. one channel of NC1HWC0 -> NCHW)
+  // are at least a chunk long: ranges one plane apart share their stored C0 groups.
+  uint64_t sibling_stride() const override;
+  uint32_t sibling_count() const override;
+  void run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
+                    ElementRun* runs) const override;
   // Drops the resident pages no later range can need: a blocked layout revisits its stored blocks
   // (each C0 group of channels is read once per channel), so only the part before the lowest
   // offset still ahead goes. Whatever is kept beyond that stays under kResidentBudget, or
@@ -49,6 +55,9 @@ class LayoutSource final : public ElementSource {
   static constexpr uint64_t kResidentBudget = uint64_t{32} << 20;
 
  private:
+  // Widens the range of components read (for release_behind).
+  void note_read(uint64_t start, uint64_t end) const;
+
   ByteSpan stored_;
   DType stored_dtype_;
   DType run_dtype_;
