@@ -65,6 +65,20 @@ def timed(action: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
+CHUNK = 1 << 16  # the metric engine's chunk
+
+
+def read_chunks(view, siblings: int) -> None:
+    """Every 64K chunk of `view` in logical order, `siblings` chunks one plane apart per call (the
+    order an engine using ElementSource::run_siblings would read them in)."""
+    plane, total = view.sibling_stride, int(np.prod(view.shape))
+    group = plane * siblings
+    for base in range(0, total, group):
+        n = min(siblings, (total - base) // plane)
+        for start in range(base, base + plane, CHUNK):
+            view.read_siblings(start, plane, n, min(CHUNK, base + plane - start))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elements", type=int, default=1 << 24)
@@ -74,7 +88,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     console = Console()
     table = Table(title=f"layout decode, fp16, ~{args.elements / 2**20:.0f}M elements, best of {args.repeats}")
     table.caption = f"load average {os.getloadavg()[0]:.1f}; CPU time"
-    for column in ("case", "logical shape", "path", "stored MB", "read_into GB/s", "metrics 1 thread GB/s"):
+    for column in ("case", "logical shape", "path", "stored MB", "read_into GB/s", "metrics 1 thread GB/s",
+                   "64K chunks GB/s: one by one / sibling groups"):
         table.add_column(column, justify="left" if column in ("case", "logical shape") else "right")
     folder = Path(tempfile.mkdtemp(prefix="opdiff-bench-layout-"))
     try:
@@ -101,8 +116,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             tile = getattr(view, "tile_axis", None)
             path = "-" if view.identity or tile is None else "tiles" if tile >= 0 else "rows"
             both = stored + logical.nbytes
+            chunks = "-"
+            if getattr(view, "sibling_stride", 0) and view.sibling_stride % CHUNK == 0:
+                single = best(lambda: timed(lambda: read_chunks(view, 1)), args.repeats)
+                grouped = best(lambda: timed(lambda: read_chunks(view, view.sibling_count)), args.repeats)
+                chunks = f"{stored / single / 1e9:.2f} / {stored / grouped / 1e9:.2f}"
             table.add_row(name, str(tuple(view.shape)), path, f"{stored / 1e6:.1f}", f"{stored / read / 1e9:.2f}",
-                          f"{both / compare / 1e9:.2f}")
+                          f"{both / compare / 1e9:.2f}", chunks)
             dump.unlink()
             gold.unlink()
     finally:
