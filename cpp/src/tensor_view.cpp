@@ -96,7 +96,8 @@ void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
   const uint64_t width = component_bytes(output);
   const bool gathers = !source.plan().identity;
   // Only tiled gathers revisit stored blocks; row-by-row ones gather best into an L2-sized buffer.
-  const uint64_t block = gathers && source.gather().tile_axis() >= 0 ? block_components(source.dtype()) : kChunkElements;
+  const uint64_t wanted = gathers && source.gather().tile_axis() >= 0 ? block_components(source.dtype()) : kChunkElements;
+  const uint64_t block = std::max<uint64_t>(1, std::min(wanted, total));  // small tensors: small buffers
   std::vector<std::byte> scratch(gathers ? block * gathered_bytes(source.dtype()) : 0);
   std::vector<std::byte> converted(kChunkElements * 8);
   // Resident pages of the mapping are dropped every few MB (identity) or after each gathered
