@@ -286,3 +286,13 @@ def test_siblings_of_short_planes_and_other_strides_read_range_by_range(tmp_path
     for first, stride, n, count in [(0, 35, 4, 100), (17, 1000, 3, 999), (5, 0, 2, 7)]:
         for k, data in enumerate(view.read_siblings(first, stride, n, count)):
             assert same(np.frombuffer(data, np.float16), flat[first + k * stride : first + k * stride + count])
+
+
+def test_sibling_and_range_reads_refuse_ranges_past_the_end(tmp_path):
+    path = write_raw_v2(tmp_path / "t", random_stored((1, 1, 2, 3, 16), "float16", 0), pb.DT_FLOAT16, format_number("NC1HWC0"))
+    view = open_view(path, nc1hwc0(1, 16, 2, 3, 16))
+    for bad in [(0, 1, 2, 96), (90, 1, 1, 7), (1, 2**62, 5, 1), (0, 2**40, 2**31, 1)]:
+        with pytest.raises(ValueError, match="past the end"):
+            view.read_siblings(*bad)
+    with pytest.raises(ValueError, match="past the end"):
+        view.read_range(95, 2)

@@ -245,8 +245,9 @@ void register_dumps(py::module_& m) {
           "read_siblings",
           [](const TensorView& v, uint64_t first, uint64_t stride, uint32_t n, uint64_t count) {
             const ElementSource& source = *v.source;
-            if (n == 0 || first > source.size() || stride > source.size() || count > source.size() ||
-                first + (n - 1) * stride + count > source.size())
+            const uint64_t size = source.size();
+            if (n == 0 || first > size || count > size - first ||
+                (n > 1 && stride > 0 && uint64_t(n - 1) > (size - first - count) / stride))
               throw py::value_error("ranges past the end of the tensor");
             const uint64_t width = dtype_info(source.dtype()).bits / 8;
             if (width == 0) throw py::value_error("packed int4 read as stored has no byte-wide elements");
