@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -224,6 +225,63 @@ void register_dumps(py::module_& m) {
             copy_logical(v, static_cast<std::byte*>(info.ptr));
           },
           py::arg("out"), "Copy the logical elements into a writable contiguous buffer of the exact size.")
+      .def(
+          "read_range",
+          [](const TensorView& v, uint64_t start, uint64_t count) {
+            const ElementSource& source = *v.source;
+            if (start > source.size() || count > source.size() - start)
+              throw py::value_error("range past the end of the tensor");
+            const uint64_t width = dtype_info(source.dtype()).bits / 8;
+            if (width == 0) throw py::value_error("packed int4 read as stored has no byte-wide elements");
+            std::vector<std::byte> scratch(count * ElementSource::kScratchBytesPerElement);
+            std::string bytes(count * width, '\0');
+            {
+              py::gil_scoped_release release;
+              const ElementRun run = source.run(start, count, scratch.data());
+              std::memcpy(bytes.data(), run.data, bytes.size());
+            }
+            return py::bytes(bytes);
+          },
+          py::arg("start"), py::arg("count"),
+          "Components [start, start + count) as the metric engine reads them, in the source's element type "
+          "(for tests: any range, chunk edges anywhere).")
+      .def(
+          "read_siblings",
+          [](const TensorView& v, uint64_t first, uint64_t stride, uint32_t n, uint64_t count) {
+            const ElementSource& source = *v.source;
+            const uint64_t size = source.size();
+            if (n == 0 || first > size || count > size - first ||
+                (n > 1 && stride > 0 && uint64_t(n - 1) > (size - first - count) / stride))
+              throw py::value_error("ranges past the end of the tensor");
+            const uint64_t width = dtype_info(source.dtype()).bits / 8;
+            if (width == 0) throw py::value_error("packed int4 read as stored has no byte-wide elements");
+            std::vector<std::byte> scratch(n * count * ElementSource::kScratchBytesPerElement);
+            std::vector<ElementRun> runs(n);
+            std::vector<std::string> parts(n, std::string(count * width, '\0'));
+            {
+              py::gil_scoped_release release;
+              source.run_siblings(first, stride, n, count, scratch.data(), runs.data());
+              for (uint32_t k = 0; k < n; ++k) std::memcpy(parts[k].data(), runs[k].data, parts[k].size());
+            }
+            py::list list;
+            for (const std::string& part : parts) list.append(py::bytes(part));
+            return list;
+          },
+          py::arg("first"), py::arg("stride"), py::arg("n"), py::arg("count"),
+          "Ranges [first + k * stride, ... + count) for k < n read in one pass (ElementSource::run_siblings).")
+      .def_property_readonly("sibling_stride", [](const TensorView& v) { return v.source->sibling_stride(); })
+      .def_property_readonly("sibling_count", [](const TensorView& v) { return v.source->sibling_count(); })
+      .def_property_readonly("gather_axes",
+                             [](const TensorView& v) {
+                               py::list list;
+                               for (const GatherAxis& a : v.source->gather().axes())
+                                 list.append(py::dict(py::arg("extent") = a.extent, py::arg("block") = a.block,
+                                                      py::arg("inner") = a.inner, py::arg("outer") = a.outer,
+                                                      py::arg("regular") = a.table == nullptr));
+                               return list;
+                             },
+                             "The gather's merged axes (tests and benches: which fast path a layout takes).")
+      .def_property_readonly("tile_axis", [](const TensorView& v) { return v.source->gather().tile_axis(); })
       .def(
           "write_file",
           [](const TensorView& v, const std::string& path, const py::bytes& prefix, bool float32) {

@@ -1,25 +1,19 @@
 #include "opdiff/layout_source.hpp"
 
-#include <cstring>
+#include <unistd.h>
+
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "opdiff/dump_error.hpp"
+#include "opdiff/metrics.hpp"
 #include "opdiff/tensor_file.hpp"
 
 namespace opdiff {
-namespace {
-
-// Fixed-size element copies: memcpy with a compile-time size becomes one load and store.
-template <size_t Bytes>
-struct Unit {
-  std::byte bytes[Bytes];
-};
-
-}  // namespace
 
 LayoutSource::LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan, std::shared_ptr<const void> keep_alive,
-                           std::function<void()> release)
+                           std::function<void(ByteSpan)> release)
     : stored_(stored),
       stored_dtype_(stored_dtype),
       plan_(std::move(plan)),
@@ -35,89 +29,78 @@ LayoutSource::LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan,
     throw ParseError("tensor bytes do not cover the layout");
 }
 
-// Calls visit(out_index, stored_offset) for logical elements [first, first + count), walking
-// the logical index like an odometer so each element costs one table load and an add.
-template <typename Visit>
-void LayoutSource::walk(uint64_t first, uint64_t count, Visit&& visit) const {
-  const size_t rank = plan_.shape.size();
-  if (rank == 0) {  // a scalar
-    for (uint64_t i = 0; i < count; ++i) visit(i, 0);
-    return;
+void LayoutSource::note_read(uint64_t start, uint64_t end) const {
+  if (!release_) return;
+  uint64_t seen = lowest_start_.load(std::memory_order_relaxed);
+  while (start < seen && !lowest_start_.compare_exchange_weak(seen, start, std::memory_order_relaxed)) {
   }
-  uint64_t index[kMaxRank];
-  uint64_t rest = first;
-  for (size_t a = rank; a-- > 0;) {
-    index[a] = rest % plan_.shape[a];
-    rest /= plan_.shape[a];
+  seen = highest_end_.load(std::memory_order_relaxed);
+  while (end > seen && !highest_end_.compare_exchange_weak(seen, end, std::memory_order_relaxed)) {
   }
-  const size_t last = rank - 1;
-  const uint64_t inner_extent = plan_.shape[last];
-  uint64_t done = 0;
-  while (done < count) {
-    uint64_t base = 0;
-    for (size_t a = 0; a < last; ++a) {
-      if (int(a) == plan_.coupled_axis) continue;
-      base += plan_.offsets[a][index[a]];
-    }
-    const uint64_t take = std::min(count - done, inner_extent - index[last]);
-    if (plan_.coupled_axis < 0) {
-      const uint64_t* inner = plan_.offsets[last].data() + index[last];
-      for (uint64_t i = 0; i < take; ++i) visit(done + i, base + inner[i]);
-    } else {
-      // Grouped FRACTAL_Z: the channel term depends on the group of the output channel.
-      const size_t c = size_t(plan_.coupled_axis), n = size_t(plan_.key_axis);
-      const uint64_t c_extent = plan_.shape[c];
-      for (uint64_t i = 0; i < take; ++i) {
-        uint64_t position[kMaxRank];
-        std::memcpy(position, index, rank * sizeof(uint64_t));
-        position[last] += i;
-        uint64_t offset = base + (last == c ? 0 : plan_.offsets[last][position[last]]);
-        offset += plan_.offsets[c][plan_.keys[position[n]] * c_extent + position[c]];
-        visit(done + i, offset);
-      }
-    }
-    done += take;
-    index[last] += take;
-    for (size_t a = last; a > 0 && index[a] == plan_.shape[a]; --a) {
-      index[a] = 0;
-      ++index[a - 1];
-    }
-  }
-}
-
-template <typename U>
-void LayoutSource::gather(uint64_t first, uint64_t count, U* out) const {
-  const U* stored = reinterpret_cast<const U*>(stored_.data);
-  walk(first, count, [&](uint64_t i, uint64_t offset) { std::memcpy(out + i, stored + offset, sizeof(U)); });
-}
-
-void LayoutSource::gather_int4(uint64_t first, uint64_t count, int8_t* out) const {
-  const auto* stored = reinterpret_cast<const uint8_t*>(stored_.data);
-  walk(first, count, [&](uint64_t i, uint64_t offset) {
-    const uint8_t nibble = (stored[offset / 2] >> ((offset % 2) * 4)) & 0x0F;
-    out[i] = static_cast<int8_t>(nibble >= 8 ? int(nibble) - 16 : int(nibble));
-  });
 }
 
 ElementRun LayoutSource::run(uint64_t start, uint64_t count, std::byte* scratch) const {
+  note_read(start, start + count);
   if (plan_.identity) return advanced({stored_.data, run_dtype_, 0}, start);
   if (stored_dtype_ == DType::int4) {
-    gather_int4(start, count, reinterpret_cast<int8_t*>(scratch));
+    gather_.gather_int4(stored_.data, start, count, reinterpret_cast<int8_t*>(scratch));
     return {scratch, DType::int8, 0};
   }
   // Complex elements are gathered whole; runs then start and end on element boundaries.
   if (start % components_ || count % components_)
     throw std::logic_error("complex tensors are read in whole elements");
   const uint64_t first = start / components_, elements = count / components_;
-  switch (unit_bytes_) {
-    case 1: gather(first, elements, reinterpret_cast<Unit<1>*>(scratch)); break;
-    case 2: gather(first, elements, reinterpret_cast<Unit<2>*>(scratch)); break;
-    case 4: gather(first, elements, reinterpret_cast<Unit<4>*>(scratch)); break;
-    case 8: gather(first, elements, reinterpret_cast<Unit<8>*>(scratch)); break;
-    case 16: gather(first, elements, reinterpret_cast<Unit<16>*>(scratch)); break;
-    default: throw std::logic_error("unsupported element width");
-  }
+  gather_.gather(stored_.data, unit_bytes_, first, elements, scratch);
   return {scratch, run_dtype_, 0};
+}
+
+uint64_t LayoutSource::sibling_stride() const {
+  if (plan_.identity || gather_.tile_axis() < 0 || gather_.plane() < kChunkElements) return 0;
+  return gather_.plane() * components_;
+}
+
+uint32_t LayoutSource::sibling_count() const { return sibling_stride() ? gather_.siblings() : 1; }
+
+void LayoutSource::run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
+                                ElementRun* runs) const {
+  if (n == 0) return;
+  if (stride == 0 || stride != sibling_stride() || first % components_ || count % components_ ||
+      first + (n - 1) * stride + count > size()) {
+    ElementSource::run_siblings(first, stride, n, count, scratch, runs);
+    return;
+  }
+  note_read(first, first + (n - 1) * stride + count);
+  const uint64_t step = count * kScratchBytesPerElement;  // bytes between ranges, as the default
+  if (stored_dtype_ == DType::int4) {
+    gather_.gather_siblings_int4(stored_.data, first, n, count, reinterpret_cast<int8_t*>(scratch), step);
+  } else {
+    gather_.gather_siblings(stored_.data, unit_bytes_, first / components_, n, count / components_, scratch,
+                            step / unit_bytes_);
+  }
+  for (uint32_t k = 0; k < n; ++k) runs[k] = {scratch + k * step, run_dtype_, 0};
+}
+
+void LayoutSource::release_behind(uint64_t budget_bytes) const {
+  if (!release_) return;
+  const uint64_t start = lowest_start_.exchange(UINT64_MAX, std::memory_order_relaxed);
+  if (start == UINT64_MAX) return;  // nothing read since the last release
+  const uint64_t first = start / components_, end = highest_end_.load(std::memory_order_relaxed) / components_;
+  if (plan_.identity || !gather_.ordered() || first >= logical_count_ || end == 0) {
+    release_(stored_);
+    return;
+  }
+  // Ranges run concurrently and a little out of order; `first` is the lowest one started since
+  // the last release, so what lies below its lowest offset is behind every reader.
+  const uint64_t low = gather_.lowest_from(first), high = gather_.highest_before(end);
+  if (high > low && storage_bytes(stored_dtype_, high - low) > budget_bytes) {
+    release_(stored_);
+    return;
+  }
+  // Whole pages strictly below `low` only (a release rounds its end up to a page).
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(stored_.data);
+  const uintptr_t edge = (begin + storage_bytes(stored_dtype_, low) - (stored_dtype_ == DType::int4 && low % 2)) & ~(page - 1);
+  if (edge > begin) release_({stored_.data, uint64_t(edge - begin)});
 }
 
 }  // namespace opdiff

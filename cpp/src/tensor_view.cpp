@@ -1,5 +1,6 @@
 #include "opdiff/tensor_view.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -68,32 +69,56 @@ uint64_t component_bytes(DType output) {
   return info.bits / 8 / info.components;
 }
 
-// Runs `sink(out_bytes, byte_count)` over the logical elements, one chunk at a time.
+// Elements a gathering source decodes per call when a whole tensor is copied out: a large range
+// covers whole stored C0 groups (every channel of a group), so each stored block is read once
+// instead of once per 64K chunk that needs it. 4 MiB of gathered elements per call, and at most
+// 8 MiB of a revisited stored block kept resident, bound the memory of each converting thread.
+constexpr uint64_t kGatherBlockBytes = uint64_t{4} << 20;
+constexpr uint64_t kCopyResidentBudget = uint64_t{8} << 20;
+
+uint64_t gathered_bytes(DType run) { return std::max<uint64_t>(1, dtype_info(run).bits / 8); }
+
+// Components per block, even (complex components come in pairs) and at least one chunk.
+uint64_t block_components(DType run) {
+  return std::max<uint64_t>(kChunkElements, kGatherBlockBytes / gathered_bytes(run)) & ~uint64_t{1};
+}
+
+void finish(const TensorView& view) {
+  if (view.file && view.file->mapping) view.file->mapping->release(view.entry->bytes);
+  if (view.file) view.file->check_intact();
+}
+
+// Runs `sink(out_bytes, byte_count)` over the logical elements, one block at a time.
 template <typename Sink>
 void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
-  const ElementSource& source = *view.source;
+  const LayoutSource& source = *view.source;
   const uint64_t total = source.size();
   const uint64_t width = component_bytes(output);
-  std::vector<std::byte> scratch(kChunkElements * ElementSource::kScratchBytesPerElement);
+  const bool gathers = !source.plan().identity;
+  // Only tiled gathers revisit stored blocks; row-by-row ones gather best into an L2-sized buffer.
+  const uint64_t wanted = gathers && source.gather().tile_axis() >= 0 ? block_components(source.dtype()) : kChunkElements;
+  const uint64_t block = std::max<uint64_t>(1, std::min(wanted, total));  // small tensors: small buffers
+  std::vector<std::byte> scratch(gathers ? block * gathered_bytes(source.dtype()) : 0);
   std::vector<std::byte> converted(kChunkElements * 8);
-  // Resident pages of the mapping are dropped every few MB, so memory stays bounded however
-  // large the tensor (a gather may revisit pages: they return from the page cache).
+  // Resident pages of the mapping are dropped every few MB (identity) or after each gathered
+  // block, so memory stays bounded however large the tensor.
   constexpr uint64_t kChunksPerRelease = 64;
-  uint64_t chunk = 0;
-  for (uint64_t start = 0; start < total; start += kChunkElements) {
-    if (++chunk % kChunksPerRelease == 0 && view.file && view.file->mapping)
-      view.file->mapping->release(view.entry->bytes);
-    const uint64_t count = std::min<uint64_t>(kChunkElements, total - start);
+  uint64_t calls = 0;
+  for (uint64_t start = 0; start < total; start += block) {
+    if (++calls % (gathers ? 1 : kChunksPerRelease) == 0) source.release_behind(kCopyResidentBudget);
+    const uint64_t count = std::min<uint64_t>(block, total - start);
     const ElementRun run = source.run(start, count, scratch.data());
     if (run.dtype == output && run.first == 0) {
       sink(run.data, count * width);  // already the output bytes (mapped or gathered): no copy
       continue;
     }
-    emit(run, count, output, converted.data());
-    sink(converted.data(), count * width);
+    for (uint64_t done = 0; done < count; done += kChunkElements) {
+      const uint64_t part = std::min<uint64_t>(kChunkElements, count - done);
+      emit(advanced(run, done), part, output, converted.data());
+      sink(converted.data(), part * width);
+    }
   }
-  if (view.file && view.file->mapping) view.file->mapping->release(view.entry->bytes);
-  if (view.file) view.file->check_intact();
+  finish(view);
 }
 
 struct OutputFile {
@@ -124,8 +149,8 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
   view.output_dtype = output_dtype_for(*entry.dtype);
   try {
     LayoutPlan plan = plan_layout(request_for(entry, target));
-    std::function<void()> release;
-    if (file->mapping) release = [mapping = file->mapping, bytes = entry.bytes] { mapping->release(bytes); };
+    std::function<void(ByteSpan)> release;
+    if (file->mapping) release = [mapping = file->mapping](ByteSpan bytes) { mapping->release(bytes); };
     view.source = std::make_shared<const LayoutSource>(entry.bytes, *entry.dtype, std::move(plan), file->mapping,
                                                        std::move(release));
   } catch (const ParseError& error) {
@@ -136,6 +161,18 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
 }
 
 void copy_logical(const TensorView& view, std::byte* out) {
+  const LayoutSource& source = *view.source;
+  if (!source.plan().identity && source.gather().tile_axis() >= 0 && source.dtype() == view.output_dtype) {
+    // The output holds the whole tensor: tiles go straight into it, in large ranges.
+    const uint64_t total = source.size(), width = component_bytes(view.output_dtype);
+    const uint64_t block = 16 * block_components(source.dtype());
+    for (uint64_t start = 0; start < total; start += block) {
+      source.run(start, std::min(block, total - start), out + start * width);
+      source.release_behind(kCopyResidentBudget);
+    }
+    finish(view);
+    return;
+  }
   for_each_chunk(view, view.output_dtype, [&out](const std::byte* bytes, uint64_t length) {
     std::memcpy(out, bytes, length);
     out += length;

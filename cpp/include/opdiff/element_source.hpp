@@ -48,6 +48,21 @@ class ElementSource {
   // whatever the tensor size; safe while other threads read (pages fault back in).
   virtual void release_resident() const {}
 
+  // Ranges worth reading together. With sibling_stride() = s > 0, the ranges [b + k * s,
+  // b + k * s + count) for k < sibling_count() read the same stored bytes (the channels of one C0
+  // group of NC1HWC0 when a channel is longer than a chunk: read one by one, each pass streams
+  // the whole group for one channel of it); run_siblings() reads them in one pass.
+  virtual uint64_t sibling_stride() const { return 0; }
+  virtual uint32_t sibling_count() const { return 1; }
+  // runs[k] = run(first + k * stride, count, scratch + k * count * kScratchBytesPerElement) for
+  // k < n: the same elements, n ranges at once. `scratch` has room for n times the bytes run()
+  // may use. Safe to call from several threads at once.
+  virtual void run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
+                            ElementRun* runs) const {
+    for (uint32_t k = 0; k < n; ++k)
+      runs[k] = run(first + k * stride, count, scratch + k * count * kScratchBytesPerElement);
+  }
+
   static constexpr size_t kScratchBytesPerElement = 8;
 };
 
