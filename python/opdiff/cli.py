@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
-# Each module defines `register(subparsers)`, which adds its parser and sets `run(args) -> int`.
-# Modules are imported lazily per invocation so start-up stays fast.
+# Each module defines `register(subparsers)`, which adds its parser (named after the module, "_" as
+# "-") and sets `run(args) -> int`. A command line naming a command imports only that module: some
+# import numpy or the core at module level, which would double the start-up of `opdiff graph`.
 COMMAND_MODULES = (
     "opdiff.commands.compare",
     "opdiff.commands.demo",
@@ -21,7 +22,17 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: str) -> str:
+    """The sub-command a module of COMMAND_MODULES registers.
+
+    >>> command_name("opdiff.commands.dump_onnx")
+    'dump-onnx'
+    """
+    return module.rsplit(".", 1)[1].replace("_", "-")
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The `opdiff` parser with the sub-commands of `modules` (all of them by default)."""
     from opdiff import __version__
 
     parser = argparse.ArgumentParser(
@@ -30,14 +41,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"opdiff {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
+def _parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """A parser with only the command `argv` starts with, or with all (help, errors, options first)."""
+    modules = [name for name in COMMAND_MODULES if argv and command_name(name) == argv[0]]
+    return build_parser(modules or COMMAND_MODULES)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the CLI; returns the process exit code (0 done, 1 internal error, 2 bad arguments)."""
-    parser = build_parser()
+    parser = _parser_for(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()

@@ -128,8 +128,10 @@ def _fill_rename_nodes(ops: List[Op], members: Dict[str, List[int]], keys: Itera
         op = ops[positions[0]]
         names = op.original_names
         if len(names) == 1 and names[0] == key:
-            if not all(desc.origin_name for desc in op.output_descs):
-                ops[positions[0]] = replace(op, output_descs=tuple(_named(desc, key) for desc in op.output_descs))
+            for desc in op.output_descs:
+                if not desc.origin_name:
+                    ops[positions[0]] = replace(op, output_descs=tuple(_named(desc, key) for desc in op.output_descs))
+                    break
 
 
 def _named(desc: OutputDesc, name: str) -> OutputDesc:

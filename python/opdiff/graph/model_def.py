@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from google.protobuf.message import DecodeError
 
 from opdiff.graph import provenance as pv
 from opdiff.graph.attr_compression import AttrDictionary, KeyDecoder
+from opdiff.graph.compressed_attrs import CompressedAttrReader
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc, new_output_desc
 from opdiff.graph.grouping import build_fusion_map
@@ -15,6 +16,7 @@ from opdiff.graph.proto import ge_ir_pb2 as ge
 
 _OP_KEYS = frozenset({pv.ORIGINAL_OP_NAMES, pv.L1_FUSION_SUB_GRAPH_NO, pv.IS_MULTIOP})
 _DESC_KEYS = frozenset({pv.ORIGIN_NAME, pv.ORIGIN_OUTPUT_INDEX, pv.ORIGIN_FORMAT, pv.GE_ORIGIN_FORMAT, pv.ORIGIN_SHAPE})
+_Readers = Tuple[CompressedAttrReader, CompressedAttrReader]  # for op attributes, for output desc attributes
 
 
 def parse_model_def(payload: bytes, path: str, where: str = "MODEL_DEF") -> ge.ModelDef:
@@ -37,14 +39,14 @@ def fusion_map_of_model_def(
 ) -> FusionMap:
     """The FusionMap of every graph in `model_def`, decompressing attributes with `own` then `root`."""
     decoder = KeyDecoder(own, root)
-    active = decoder if decoder.active else None
+    readers = (CompressedAttrReader(decoder, _OP_KEYS), CompressedAttrReader(decoder, _DESC_KEYS)) if decoder.active else None
     graphs: List[Tuple[str, List[Op]]] = []
     for graph in model_def.graph:
         graph_name = graph.name
         ops: List[Op] = []
         for op_def in graph.op[:]:  # a slice: iterating a repeated field directly is several times slower
             try:
-                ops.append(_op(op_def, active, graph_name))
+                ops.append(_op(op_def, readers, graph_name))
             except (ValueError, TypeError, IndexError) as error:
                 raise GraphFormatError(path, f"graph {graph_name!r} op {op_def.name!r}: {error}") from None
         graphs.append((graph_name, ops))
@@ -56,12 +58,12 @@ def fusion_map_of_model_def(
 # sliced to a list before use. A model has 50,000 ops; these choices halve the time spent here.
 
 
-def _op(op_def: ge.OpDef, decoder: Optional[KeyDecoder], graph: str) -> Op:
-    # Uncompressed maps are used as they are; `decoder` is None then.
-    if decoder is None:
+def _op(op_def: ge.OpDef, readers: Optional[_Readers], graph: str) -> Op:
+    # Uncompressed maps are used as they are; `readers` is None then.
+    if readers is None:
         attrs, enumerated = op_def.attr, _NO_ENUMERATION
     else:
-        attrs, enumerated = _attrs(op_def.attr, decoder, _OP_KEYS)
+        attrs, enumerated = readers[0].read(op_def.attr)
     names = attrs[_NAMES] if _NAMES in attrs else None
     descs = op_def.output_desc[:]
     return pv.make_op(
@@ -70,18 +72,18 @@ def _op(op_def: ge.OpDef, decoder: Optional[KeyDecoder], graph: str) -> Op:
         id_=op_def.id,
         inputs=op_def.input[:],
         original_names=None if names is None else (_strings(names, _NAMES, enumerated) or [""]),
-        output_descs=[_output_desc(desc, k, decoder) for k, desc in enumerate(descs)] if descs else (),
+        output_descs=[_output_desc(desc, k, readers) for k, desc in enumerate(descs)] if descs else (),
         l1_fusion_sub_graph_no=_string(attrs[_L1], _L1, enumerated) if _L1 in attrs else "",
         is_multiop=attrs[_MULTIOP].b if _MULTIOP in attrs else False,
         graph=graph,
     )
 
 
-def _output_desc(desc: ge.TensorDescriptor, position: int, decoder: Optional[KeyDecoder]) -> OutputDesc:
-    if decoder is None:
+def _output_desc(desc: ge.TensorDescriptor, position: int, readers: Optional[_Readers]) -> OutputDesc:
+    if readers is None:
         attrs, enumerated = desc.attr, _NO_ENUMERATION
     else:
-        attrs, enumerated = _attrs(desc.attr, decoder, _DESC_KEYS)
+        attrs, enumerated = readers[1].read(desc.attr)
     origin_format = _string(attrs[_FORMAT], _FORMAT, enumerated) if _FORMAT in attrs else ""
     if not origin_format and _GE_FORMAT in attrs:
         origin_format = _string(attrs[_GE_FORMAT], _GE_FORMAT, enumerated)
@@ -99,22 +101,6 @@ _NAMES, _L1, _MULTIOP = pv.ORIGINAL_OP_NAMES, pv.L1_FUSION_SUB_GRAPH_NO, pv.IS_M
 _NAME, _INDEX, _FORMAT, _GE_FORMAT, _SHAPE = pv.ORIGIN_NAME, pv.ORIGIN_OUTPUT_INDEX, pv.ORIGIN_FORMAT, pv.GE_ORIGIN_FORMAT, pv.ORIGIN_SHAPE
 _DTYPE_NAMES: Mapping[int, str] = {number: name for name, number in ge.DataType.items()}
 _NO_ENUMERATION: Mapping[str, Tuple[str, ...]] = {}
-
-
-def _attrs(attr_map: Any, decoder: KeyDecoder, wanted: frozenset) -> Tuple[Mapping[str, ge.AttrDef], Mapping[str, Tuple[str, ...]]]:
-    """The wanted attributes of a compressed `attr_map` by plain name, and the value dictionaries of
-    enumerated ones. Every key is decoded, so that a key pointing past the dictionary is an error
-    even on an attribute nobody reads."""
-    found: Dict[str, ge.AttrDef] = {}
-    enumerated: Dict[str, Tuple[str, ...]] = {}
-    decoded = decoder.decoded
-    for key in attr_map:  # keys only: fetching every value would cost far more than the lookups
-        name, values = decoded.get(key) or decoder.decode(key)
-        if name in wanted:
-            found[name] = attr_map[key]
-            if values is not None:
-                enumerated[name] = values
-    return found, enumerated
 
 
 def _string(value: ge.AttrDef, name: str, enumerated: Mapping[str, Tuple[str, ...]]) -> str:
