@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import List, Optional, Sequence
 
@@ -52,15 +53,37 @@ def _parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
     return build_parser(modules or COMMAND_MODULES)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """Run the CLI; returns the process exit code (0 done, 1 internal error, 2 bad arguments)."""
+def main(argv: Optional[List[str]] = None, *, whole_process: bool = False) -> int:
+    """Run the CLI; returns the process exit code (0 done, 1 internal error, 2 bad arguments).
+
+    `whole_process` is for the process entry points only (`python -m opdiff`, the `opdiff` script):
+    a command may then end the process itself once its output is flushed (`args.whole_process`),
+    skipping the teardown that would free what it built (a tenth of a second for a 50,000-op graph).
+    """
     parser = _parser_for(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    args.whole_process = whole_process
     return int(args.run(args) or 0)
 
 
+def entry() -> int:
+    """The `opdiff` console script."""
+    return main(whole_process=True)
+
+
+def exit_now(code: int) -> None:
+    """End the process with `code` after flushing stdout and stderr, without the interpreter's
+    teardown; returns (and the caller ends normally) if the streams cannot be flushed."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # a closed pipe or stream: let the normal exit report it
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
