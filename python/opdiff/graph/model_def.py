@@ -116,7 +116,10 @@ def _strings(value: ge.AttrDef, name: str, enumerated: Mapping[str, Tuple[str, .
     if enumerated:
         values = enumerated.get(name)
         if values is not None and not listed.s and listed.i:
-            return [_enumerated(values, i) for i in listed.i[:]]
+            indices = listed.i[:]
+            if min(indices) >= 0 and max(indices) < len(values):
+                return [values[i] for i in indices]
+            return [_enumerated(values, i) for i in indices]  # raises for the first index out of range
     return [s.decode("utf-8", "replace") for s in listed.s[:]]
 
 
