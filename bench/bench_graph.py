@@ -99,7 +99,7 @@ def main() -> int:
     args = parser.parse_args()
     console = Console(width=170)  # the table stays readable when the output is piped to a file
     table = Table(title=f"opdiff graph on a {args.ops:,}-op .om: best of {args.repeat} (target < {TARGET_SECONDS:g} s)")
-    for column in ("model", "file size", "read_graph (in process)", "opdiff graph (whole process)", "opdiff graph --json", "verdict"):
+    for column in ("model", "file size", "read_graph (in process)", "opdiff graph (whole process)", "opdiff graph --json", "load", "verdict"):
         table.add_column(column, justify="right")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -113,10 +113,11 @@ def main() -> int:
             verdict = "[green]ok[/]" if whole.best < TARGET_SECONDS else "[red]too slow[/]"
             table.add_row(
                 "compressed attrs" if compressed else "plain attrs", f"{path.stat().st_size / 2**20:.1f} MiB",
-                str(in_process), str(whole), str(with_json), verdict,
+                str(in_process), str(whole), str(with_json), f"{os.getloadavg()[0]:.1f}", verdict,
             )
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    table.caption = f"{os.cpu_count()} CPUs, load average {load} (1, 5, 15 min) at the end; cpu = user + sys seconds of the best run"
+    table.caption = (f"{os.cpu_count()} CPUs, load average {load} (1, 5, 15 min) at the end, 'load' = 1-min average after each "
+                     "row; cpu = user + sys seconds of the best run")
     console.print(table)
     return 0
 

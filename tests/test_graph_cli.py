@@ -77,3 +77,25 @@ def test_names_that_look_like_markup_print_verbatim(tmp_path):
     assert result.returncode == 0, result.stderr
     for text in ("x[bold]", "y[/]", "a[red], b", "model m[i]"):
         assert text in result.stdout
+
+
+def test_each_command_module_registers_the_command_it_is_named_after():
+    """The CLI imports only the module of the command on the command line, found by its name."""
+    import argparse
+    import importlib
+
+    from opdiff.cli import COMMAND_MODULES, command_name
+
+    for module in COMMAND_MODULES:
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module).register(subparsers)
+        assert list(subparsers.choices) == [command_name(module)], module
+
+
+def test_graph_command_starts_without_numpy_or_the_other_commands(tmp_path):
+    model = write_om(tmp_path / "m.om", [[(MODEL_DEF, simple_model_def().SerializeToString())]])
+    probe = ("import sys\nfrom opdiff.cli import main\nassert main(['graph', sys.argv[1]]) == 0\n"
+             "print(sorted(name for name in sys.modules if name == 'numpy' or name.startswith('opdiff.commands.')))")
+    result = subprocess.run([sys.executable, "-c", probe, str(model)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['opdiff.commands.graph']"

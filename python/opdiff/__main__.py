@@ -1,3 +1,3 @@
-from opdiff.cli import main
+from opdiff.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

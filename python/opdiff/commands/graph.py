@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.text import Text
 
-    from opdiff.graph import GraphFormatError, write_atc_json
+    from opdiff.graph.errors import GraphFormatError
 
     console = Console()
     try:
@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         # The map lives until exit and holds no cycles: keep the collector from rescanning it.
         gc.freeze()
         if args.json:
+            from opdiff.graph.json_export import write_atc_json
+
             write_atc_json(fusion_map, args.json)
     except (GraphFormatError, OSError) as error:
         problem = str(error) if isinstance(error, GraphFormatError) else f"{args.json}: {error.strerror or error}"
@@ -51,15 +53,18 @@ def run(args: argparse.Namespace) -> int:
     _print_summary(console, fusion_map, args.limit, kind, om)
     if args.json:
         console.print(Text.assemble("atc JSON written to ", (args.json, "bold")))
+    if getattr(args, "whole_process", False):
+        from opdiff.cli import exit_now
+
+        exit_now(0)  # the output is written and closed; freeing the graph would only cost time
     return 0
 
 
 def _load(path: str) -> "Tuple[GraphKind, FusionMap, Optional[OmModel]]":
     """The file's kind, its FusionMap and, for an .om, the decoded file (for the header rows)."""
-    from opdiff.graph import read_graph
     from opdiff.graph.gc_pause import gc_paused
     from opdiff.graph.om_reader import read_om
-    from opdiff.graph.read import GraphKind, detect_graph_kind
+    from opdiff.graph.read import GraphKind, detect_graph_kind, read_graph
 
     kind = detect_graph_kind(path)
     if kind is not GraphKind.OM:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import zipfile
 import zlib
 from typing import Optional
@@ -22,6 +23,22 @@ _BROKEN_ZIP = (zipfile.BadZipFile, UnicodeDecodeError, zlib.error, NotImplemente
                RuntimeError)
 
 
+# Deflate can expand data about 1000-fold; real graph JSON compresses 10- to 30-fold (a graph of
+# 100,000 identical ops about 230-fold). An entry may expand to at most this many times the size of
+# the whole package, so a small hostile package cannot make opdiff hold gigabytes.
+MAX_EXPANSION = 256
+_MIN_ENTRY_LIMIT = 1 << 20
+
+
+def entry_limit(package_size: int) -> int:
+    """The most bytes a graph JSON entry may expand to in a package of `package_size` bytes.
+
+    >>> entry_limit(1000), entry_limit(10 << 20) == 2560 << 20
+    (1048576, True)
+    """
+    return max(_MIN_ENTRY_LIMIT, MAX_EXPANSION * package_size)
+
+
 def read_om2(path: str) -> FusionMap:
     """The FusionMap of the OM2 package at `path`, read from its debug graph JSON."""
     try:
@@ -29,7 +46,7 @@ def read_om2(path: str) -> FusionMap:
             entry = _graph_entry(package.namelist())
             if entry is None:
                 raise GraphFormatError(path, f"OM2 package without {VISUAL_JSON} or {VISUAL_JSON_PATTERN}")
-            raw = package.read(entry)
+            raw = _read_bounded(package, entry, path)
     except GraphFormatError:
         raise  # a ValueError too, but already the right message
     except _BROKEN_ZIP as error:
@@ -39,6 +56,21 @@ def read_om2(path: str) -> FusionMap:
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise GraphFormatError(path, f"{entry} is not valid JSON ({error})") from None
     return fusion_map_from_json(doc, f"{path}!{entry}")
+
+
+def _read_bounded(package: zipfile.ZipFile, entry: str, path: str) -> bytes:
+    """The bytes of `entry`, refused past `entry_limit`: first by the size the package declares, then
+    by what actually comes out (the declared size may lie, the data may be a zip bomb)."""
+    limit = entry_limit(os.path.getsize(path))
+    declared = package.getinfo(entry).file_size
+    if declared > limit:
+        raise GraphFormatError(path, f"{entry} declares {declared} bytes uncompressed, more than {MAX_EXPANSION} times "
+                                     f"the package's size ({limit} bytes at most)")
+    with package.open(entry) as stream:
+        raw = stream.read(limit + 1)  # zipfile stops at the declared size; the bound holds whatever it does
+    if len(raw) > limit:
+        raise GraphFormatError(path, f"{entry} expands past {limit} bytes, more than {MAX_EXPANSION} times the package's size")
+    return raw
 
 
 def _graph_entry(names: "list[str]") -> Optional[str]:

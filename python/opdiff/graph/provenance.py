@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional, Sequence, Tuple
 
-from opdiff.graph.fusion_map import InputRef, Op, OutputDesc
+from opdiff.graph.fusion_map import InputRef, Op, OutputDesc, new_input_ref, new_op, new_output_desc
 
 # FFTS+ manual-mode slices carry `_lxslice<N>` in their names; the fusion rule names the unsliced op.
 _LXSLICE = re.compile(r"_lxslice\d+")
@@ -61,15 +61,13 @@ def parse_inputs(texts: Iterable[str]) -> Tuple[InputRef, ...]:
     """
     refs = []
     for text in texts:
-        if not text or text.endswith(":-1"):
-            continue
         producer, _, index = text.rpartition(":")
-        if producer and index.isdigit() and index.isascii() and "_lxslice" not in producer:
-            refs.append(InputRef(producer, int(index)))  # the common form, parsed inline for speed
-            continue
-        ref = parse_input(text)  # everything else, including the errors
-        if ref is not None:
-            refs.append(ref)
+        if index.isdigit() and producer and index.isascii() and "_lxslice" not in producer:
+            refs.append(new_input_ref((producer, int(index))))  # the common form, parsed inline for speed
+        elif text and not text.endswith(":-1"):  # "" and control edges are dropped
+            ref = parse_input(text)  # everything else, including the errors
+            if ref is not None:
+                refs.append(ref)
     return tuple(refs)
 
 
@@ -94,28 +92,18 @@ def make_op(
     >>> make_op("relu", "Relu").output_descs
     (OutputDesc(origin_name='relu', origin_output_index=None, origin_format='', origin_shape=None, dtype=''),)
     """
-    name = strip_lxslice(name)
-    refs = parse_inputs(inputs)
+    if "_lxslice" in name:
+        name = strip_lxslice(name)
     descs: Tuple[OutputDesc, ...] = tuple(output_descs)
     if original_names is None:
         names: Tuple[str, ...] = (name,)
         descs = tuple(_with_origin_name(desc, name) for desc in descs) or (OutputDesc(name, None),)
     else:
         names = tuple(original_names) or ("",)
-    return Op(
-        name=name,
-        type=type_,
-        id=id_,
-        inputs=refs,
-        original_names=names,
-        output_descs=descs,
-        l1_fusion_sub_graph_no=l1_fusion_sub_graph_no,
-        is_multiop=is_multiop,
-        graph=graph,
-    )
+    return new_op(name, type_, id_, parse_inputs(inputs), names, descs, l1_fusion_sub_graph_no, is_multiop, graph)
 
 
 def _with_origin_name(desc: OutputDesc, name: str) -> OutputDesc:
     if desc.origin_name:
         return desc
-    return OutputDesc(name, desc.origin_output_index, desc.origin_format, desc.origin_shape, desc.dtype)
+    return new_output_desc(name, desc.origin_output_index, desc.origin_format, desc.origin_shape, desc.dtype)
