@@ -50,7 +50,8 @@ def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentP
 
 def _parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
     """A parser with only the command `argv` starts with, or with all (help, errors, options first)."""
-    modules = [name for name in COMMAND_MODULES if argv and command_name(name) == argv[0]]
+    # "_" for "-" also finds an alias in the reference's spelling (file_compare).
+    modules = [name for name in COMMAND_MODULES if argv and command_name(name) == argv[0].replace("_", "-")]
     return build_parser(modules or COMMAND_MODULES)
 
 
