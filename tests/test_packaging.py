@@ -37,8 +37,8 @@ def build_folder_of_loaded_core() -> Optional[Path]:
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="the AVX kernels exist on x86-64 only")
 def test_only_kernel_objects_use_avx() -> None:
-    if shutil.which("objdump") is None or shutil.which("nm") is None:
-        pytest.skip("needs binutils (objdump, nm)")
+    if shutil.which("objdump") is None or shutil.which("readelf") is None:
+        pytest.skip("needs binutils (objdump, readelf)")
     folder = build_folder_of_loaded_core()
     if folder is None:
         pytest.skip("the build folder of the installed core is not under build/ (an installed wheel)")

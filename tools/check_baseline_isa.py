@@ -12,7 +12,7 @@ their own flags and picked at run time from CPUID. That is safe only if
    (COMDAT) symbol could be picked by the linker for every caller, so AVX code would run
    outside the dispatch. Only their kernel tables (data) may be visible.
 
-Reads the objects with objdump and nm (binutils). Exit 0 when both hold, 1 with every finding
+Reads the objects with objdump and readelf (binutils). Exit 0 when both hold, 1 with every finding
 otherwise, 2 when there is nothing to check.
 """
 
@@ -65,16 +65,21 @@ def extended_instructions(obj: Path) -> List[str]:
 
 
 def exported_code(obj: Path) -> List[str]:
-    """Code symbols of `obj` another object could bind to (global, weak or unique)."""
-    symbols = subprocess.run(
-        ["nm", "-C", "--defined-only", str(obj)], check=True, capture_output=True, text=True
-    ).stdout
+    """Functions of `obj` another object could bind to (global, weak or unique FUNC/IFUNC symbols).
+
+    Data is fine (the kernel tables; under ASan also inline constants and exception-personality
+    references): only code would let AVX instructions run outside the dispatch.
+    """
+    table = subprocess.run(["readelf", "-W", "--syms", str(obj)], check=True, capture_output=True, text=True).stdout
     exported = []
-    for line in symbols.splitlines():
-        parts = line.split(maxsplit=2)
-        if len(parts) == 3 and parts[1] in ("T", "W", "V", "u", "i"):
-            exported.append(f"{parts[1]} {parts[2]}")
-    return exported
+    for line in table.splitlines():
+        fields = line.split()
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(fields) >= 8 and fields[3] in ("FUNC", "IFUNC") and fields[4] != "LOCAL" and fields[6] != "UND":
+            exported.append(fields[7])
+    if not exported:
+        return []
+    return subprocess.run(["c++filt"], input="\n".join(exported), check=True, capture_output=True, text=True).stdout.split("\n")
 
 
 def main(argv: List[str] | None = None) -> int:
