@@ -6,6 +6,9 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = [helper.make_opsetid("", 13)]
+# The oldest IR that holds opset 13 (7), not the newest onnx knows (make_model's default): older
+# onnxruntime releases, the last ones for CPython 3.10 among them, refuse IR versions they predate.
+IR_VERSION = helper.find_min_ir_version_for(OPSET)
 
 
 def mlp_model():
@@ -28,7 +31,7 @@ def mlp_model():
         [helper.make_tensor_value_info("prob", TensorProto.FLOAT, ["batch", 3])],
         [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
     )
-    return helper.make_model(graph, opset_imports=OPSET), w, b
+    return helper.make_model(graph, opset_imports=OPSET, ir_version=IR_VERSION), w, b
 
 
 def mlp_reference(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> Dict[str, np.ndarray]:
@@ -61,4 +64,4 @@ def conv_bn_relu_model(channels: int = 8):
     ]
     graph = helper.make_graph(nodes, "cbr", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, channels, 1, 1])], inits)
-    return helper.make_model(graph, opset_imports=OPSET)
+    return helper.make_model(graph, opset_imports=OPSET, ir_version=IR_VERSION)

@@ -7,6 +7,13 @@ sys.path.insert(0, os.path.dirname(__file__))  # test helpers (reference_metrics
 
 import opdiff  # noqa: E402
 
+# tools/check_wheel.sh and cibuildwheel set this: the suite must then test the installed wheel, and a
+# run that silently imported the source tree's python/opdiff would prove nothing about the wheel.
+if os.environ.get("OPDIFF_TEST_INSTALLED") == "1":
+    _source_tree = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
+    if os.path.abspath(opdiff.__file__).startswith(_source_tree + os.sep):
+        raise pytest.UsageError(f"OPDIFF_TEST_INSTALLED=1 but opdiff was imported from the source tree: {opdiff.__file__}")
+
 SIMD_PATHS = tuple(opdiff.simd_info()["supported"])
 
 

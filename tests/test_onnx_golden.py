@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from _onnx_models import conv_bn_relu_model, mlp_model, mlp_reference  # noqa: E402
+from _onnx_models import IR_VERSION, OPSET, conv_bn_relu_model, mlp_model, mlp_reference  # noqa: E402
 
 from opdiff.dumps.discovery import FileKind, index_folder, parse_golden_name  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
@@ -102,7 +102,7 @@ def test_long_names_go_through_mapping_csv(tmp_path):
     long_name = "block/" + "very_long_layer_name_" * 14
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name=long_name)], "g",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
-    result = dump_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), tmp_path, {"x": np.array([-1, 0, 2], np.float32)})
+    result = dump_onnx(helper.make_model(graph, opset_imports=OPSET, ir_version=IR_VERSION), tmp_path, {"x": np.array([-1, 0, 2], np.float32)})
     assert (result.tensor_folder / "mapping.csv").is_file()
     index = index_folder(result.tensor_folder)
     key = long_name.replace("/", "_") + ".0"

@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy as np
 
 from opdiff import _core
 from opdiff._dtypes import RawTensor, as_core_operand
+
+if TYPE_CHECKING:
+    from rich.console import Group
 
 ALGORITHMS: Tuple[str, ...] = (
     "CosineSimilarity",
@@ -77,10 +80,38 @@ class Metrics:
     of the largest absolute and relative error, SQNR in dB and the fraction of elements within
     ``atol + rtol * |y|``.
 
+    A notebook shows a Metrics as an HTML table (``_repr_html_``) and ``rich.print(m)`` as a table
+    (``__rich__``): the metrics, the per-side statistics and the notes.
+
     >>> import numpy as np, opdiff
     >>> m = opdiff.metrics(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 3.5]))
     >>> round(m.max_absolute_error, 3), m.max_absolute_error_index
     (0.5, 2)
+    >>> "MaxAbsoluteError</th><td>0.5 (at index 2)</td>" in m._repr_html_()
+    True
+    >>> from rich.console import Console
+    >>> Console(width=80, color_system=None).print(m)
+    opdiff metrics (my vs golden)
+    ┌───────────────────────────┬───────────────────────┐
+    │ elements                  │                     3 │
+    │ CosineSimilarity          │              0.997409 │
+    │ MaxAbsoluteError          │      0.5 (at index 2) │
+    │ AccumulatedRelativeError  │              0.142857 │
+    │ RelativeEuclideanDistance │              0.120386 │
+    │ KullbackLeiblerDivergence │            0.00538831 │
+    │ MeanAbsoluteError         │              0.166667 │
+    │ RootMeanSquareError       │              0.288675 │
+    │ MaxRelativeError          │ 0.142857 (at index 2) │
+    │ MeanRelativeError         │              0.047619 │
+    │ SQNR (dB)                 │               18.3885 │
+    │ allclose fraction         │              0.666667 │
+    └───────────────────────────┴───────────────────────┘
+    ┏━━━━━━━━┳━━━━━┳━━━━━┳━━━━━━━━━┳━━━━━━━━━━┳━━━━━┳━━━━━━┳━━━━━━┓
+    ┃ side   ┃ min ┃ max ┃    mean ┃      std ┃ NaN ┃ +Inf ┃ -Inf ┃
+    ┡━━━━━━━━╇━━━━━╇━━━━━╇━━━━━━━━━╇━━━━━━━━━━╇━━━━━╇━━━━━━╇━━━━━━┩
+    │ my     │   1 │   3 │       2 │ 0.816497 │   0 │    0 │    0 │
+    │ golden │   1 │ 3.5 │ 2.16667 │   1.0274 │   0 │    0 │    0 │
+    └────────┴─────┴─────┴─────────┴──────────┴─────┴──────┴──────┘
     """
 
     count: int
@@ -105,6 +136,18 @@ class Metrics:
     def standard_deviation(self) -> Tuple[float, float, float, float]:
         """(mean, std) of my side then of the golden side, as the reference's StandardDeviation."""
         return (self.x.mean, self.x.std, self.y.mean, self.y.std)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the summary as an HTML table (opdiff.report.metrics_view)."""
+        from opdiff.report.metrics_view import metrics_html
+
+        return metrics_html(self)
+
+    def __rich__(self) -> "Group":
+        """What ``rich.print(metrics)`` shows: the summary as tables."""
+        from opdiff.report.metrics_view import metrics_renderable
+
+        return metrics_renderable(self)
 
     def as_dict(self) -> Dict[str, Any]:
         """Plain nested dict of every field (JSON-friendly apart from NaN/Inf floats)."""

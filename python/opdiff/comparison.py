@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 from opdiff._metrics import ALGORITHMS
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, find_leaves, index_folder
@@ -16,6 +16,9 @@ from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, read_g
 from opdiff.match import OpPlan, Scenario, plan_by_op_name, plan_with_fusion_rule
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
 from opdiff.report.rows import CompareRow
+
+if TYPE_CHECKING:
+    from rich.console import Group
 
 PathLike = Union[str, "os.PathLike[str]"]
 RuleLike = Union[PathLike, FusionMap, None]
@@ -61,8 +64,23 @@ DEFAULT_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.99)
 class Report:
     """The rows of a comparison (in Index order) and what produced them.
 
-    >>> import opdiff
-    >>> isinstance(opdiff.Report.__doc__, str)
+    A notebook shows a Report as an HTML summary (``_repr_html_``) and ``rich.print(report)`` as the
+    console report of ``opdiff compare`` (``__rich__``); both use the default threshold (cosine >= 0.99).
+
+    >>> import tempfile, opdiff
+    >>> from pathlib import Path
+    >>> from opdiff.demo.report import write_case
+    >>> case = write_case(Path(tempfile.mkdtemp()), seed=0, fault="block2/conv1", fault_scale=1.5)
+    >>> report = opdiff.compare(case["npu"], case["golden"], fusion_rule=case["rule"])
+    >>> report.first_failure().op_type
+    'Conv2D'
+    >>> "first failing tensor in execution order" in report._repr_html_()
+    True
+    >>> import io
+    >>> from rich.console import Console
+    >>> console = Console(record=True, width=120, file=io.StringIO())
+    >>> console.print(report)
+    >>> "opdiff compare (npu vs golden (fusion rule))" in console.export_text()
     True
     """
 
@@ -108,6 +126,20 @@ class Report:
             for row in self.rows:
                 writer.write(row)
         return Path(path)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: a compact HTML summary (opdiff.report.notebook)."""
+        from opdiff.report.notebook import report_html
+
+        return report_html(self, DEFAULT_THRESHOLDS)
+
+    def __rich__(self) -> "Group":
+        """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
+        from rich.console import Group
+
+        from opdiff.report.console import report_renderables
+
+        return Group(*report_renderables(self, csv_path=None if self.csv_path is None else str(self.csv_path)))
 
     def to_pandas(self):  # pragma: no cover - optional dependency
         """The rows as a pandas DataFrame with the CSV's columns (needs pandas)."""

@@ -113,8 +113,9 @@ def dump_onnx(
     >>> from onnx import helper, TensorProto
     >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
     ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    >>> model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
     >>> with tempfile.TemporaryDirectory() as out:
-    ...     result = dump_onnx(helper.make_model(g), out, {"x": np.array([-1, 1], np.float32)})
+    ...     result = dump_onnx(model, out, {"x": np.array([-1, 1], np.float32)})
     ...     sorted(p.name.split(".")[0] for p in result.tensor_folder.iterdir())
     ['relu', 'x']
     """

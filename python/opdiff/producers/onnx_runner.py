@@ -124,7 +124,8 @@ def run_exposing_all(model: "object", feeds: Mapping[str, np.ndarray], *, thread
     >>> from onnx import helper, TensorProto
     >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"])], "g",
     ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
-    >>> run = run_exposing_all(helper.make_model(g), {"x": np.array([-1, 2], np.float32)})
+    >>> model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+    >>> run = run_exposing_all(model, {"x": np.array([-1, 2], np.float32)})
     >>> run.order, run.tensors["r"].tolist()
     (['r', 'y'], [0.0, 2.0])
     """

@@ -4,10 +4,12 @@ and the first tensor in execution order that fails."""
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence
 
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold
 from opdiff.report.rows import CompareRow
@@ -25,44 +27,54 @@ def _worst_table(rows: Sequence[CompareRow]) -> Table:
     for row in rows:
         m = row.metrics
         assert m is not None
-        table.add_row(str(row.index), row.tensor_index, _number(m.cosine_similarity), _number(m.max_absolute_error),
-                      _number(m.max_relative_error), ", ".join(row.reasons))
+        # Text, not str: a tensor name such as "a[1]" is data, not rich markup.
+        table.add_row(str(row.index), Text(row.tensor_index), _number(m.cosine_similarity), _number(m.max_absolute_error),
+                      _number(m.max_relative_error), Text(", ".join(row.reasons)))
     return table
+
+
+def report_renderables(report: Report, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
+                       csv_path: Optional[str] = None) -> List[RenderableType]:
+    """The console report as rich renderables, in order (what ``print_report`` and ``rich.print(report)`` show)."""
+    summary = report.summary(thresholds)
+    limits = ", ".join(f"{t.metric} {'>=' if t.metric == 'CosineSimilarity' else '<='} {t.value:g}" for t in thresholds)
+    # Plain strings are highlighted by the console; Text (from_markup) is not, for names and paths.
+    out: List[RenderableType] = [
+        f"[bold]opdiff compare[/] ({report.scenario.value})",
+        f"  my:     {escape(str(report.my_folder))}\n  golden: {escape(str(report.golden_folder))}",
+        f"  {summary['rows']} rows: {summary['compared']} tensors compared, [green]{summary['passing']} pass[/], "
+        f"[red]{summary['failing']} fail[/] ({limits}), {summary['not_compared']} without a partner",
+    ]
+    if not report.complete:
+        out.append("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
+    worst = [row for row in report.worst(10) if row.metrics is not None]
+    if worst:
+        out.append(_worst_table(worst))
+    first = report.first_failure(thresholds)
+    if first is None:
+        out.append("[green]every compared tensor meets the thresholds[/]")
+    else:
+        m = first.metrics
+        assert m is not None
+        out.append(
+            f"[bold red]first failing tensor in execution order:[/] {escape(first.tensor_index)} (Index {first.index}, "
+            f"{escape(first.op_type)}): cosine {_number(m.cosine_similarity)}, max abs error "
+            f"{_number(m.max_absolute_error)} at flat index {m.max_absolute_error_index}"
+        )
+    missing = [row for row in report.rows if not row.compared][:5]
+    for row in missing:
+        name = row.tensor_index if row.tensor_index != "NaN" else row.npu_dump
+        out.append(Text.from_markup(f"  [dim]not compared:[/] {escape(name)}: {escape(', '.join(row.reasons))}"))
+    if csv_path:
+        out.append(f"result: {escape(csv_path)}")
+    return out
 
 
 def print_report(report: Report, console: Optional[Console] = None, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
                  csv_path: Optional[str] = None) -> None:
     console = console or Console()
-    summary = report.summary(thresholds)
-    limits = ", ".join(f"{t.metric} {'>=' if t.metric == 'CosineSimilarity' else '<='} {t.value:g}" for t in thresholds)
-    console.print(f"[bold]opdiff compare[/] ({report.scenario.value})")
-    console.print(f"  my:     {report.my_folder}\n  golden: {report.golden_folder}")
-    console.print(
-        f"  {summary['rows']} rows: {summary['compared']} tensors compared, [green]{summary['passing']} pass[/], "
-        f"[red]{summary['failing']} fail[/] ({limits}), {summary['not_compared']} without a partner"
-    )
-    if not report.complete:
-        console.print("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
-    worst = [row for row in report.worst(10) if row.metrics is not None]
-    if worst:
-        console.print(_worst_table(worst))
-    first = report.first_failure(thresholds)
-    if first is None:
-        console.print("[green]every compared tensor meets the thresholds[/]")
-    else:
-        m = first.metrics
-        assert m is not None
-        console.print(
-            f"[bold red]first failing tensor in execution order:[/] {first.tensor_index} (Index {first.index}, "
-            f"{first.op_type}): cosine {_number(m.cosine_similarity)}, max abs error {_number(m.max_absolute_error)} "
-            f"at flat index {m.max_absolute_error_index}"
-        )
-    missing = [row for row in report.rows if not row.compared][:5]
-    for row in missing:
-        console.print(f"  [dim]not compared:[/] {row.tensor_index if row.tensor_index != 'NaN' else row.npu_dump}: "
-                      f"{', '.join(row.reasons)}", highlight=False)
-    if csv_path:
-        console.print(f"result: {csv_path}")
+    for renderable in report_renderables(report, thresholds, csv_path):
+        console.print(renderable)
 
 
 def print_findings(findings, console: Optional[Console] = None) -> None:

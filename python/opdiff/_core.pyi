@@ -1,0 +1,125 @@
+"""
+opdiff native core
+"""
+from __future__ import annotations
+import collections.abc
+import numpy
+import numpy.typing
+import typing
+import typing_extensions
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'TensorFile', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'reference_converts', 'simd_info', 'stored_bytes']
+class DumpFormatError(ValueError):
+    pass
+class TensorFile:
+    """
+    An opened dump or .npy file (tensor bytes stay mapped).
+    """
+    def check_intact(self) -> None:
+        """
+        Raise DumpFormatError when the file shrank on disk since it was opened; call after reading its bytes.
+        """
+    @property
+    def attrs(self) -> list:
+        ...
+    @property
+    def dump_time(self) -> int:
+        ...
+    @property
+    def form(self) -> str:
+        ...
+    @property
+    def op_name(self) -> str:
+        ...
+    @property
+    def path(self) -> str:
+        ...
+    @property
+    def tensors(self) -> list:
+        ...
+    @property
+    def truncated(self) -> bool:
+        """
+        Whether the file shrank on disk since it was opened (bytes read since then are void).
+        """
+    @property
+    def version(self) -> str:
+        ...
+class TensorView:
+    """
+    One tensor laid out in a logical format; an ElementSource for the core.
+    """
+    def __init__(self, file: TensorFile, role: str, index: typing.SupportsInt | typing.SupportsIndex, as_stored: bool = False, format: typing.Any | None = None, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None) -> None:
+        ...
+    def read_into(self, out: typing_extensions.Buffer) -> None:
+        """
+        Copy the logical elements into a writable contiguous buffer of the exact size.
+        """
+    def write_file(self, path: str, prefix: bytes = b'', float32: bool = False) -> None:
+        """
+        Write prefix + logical elements to a new file (float32=True widens real types to float32).
+        """
+    @property
+    def count(self) -> int:
+        ...
+    @property
+    def dtype(self) -> str:
+        ...
+    @property
+    def file(self) -> TensorFile:
+        ...
+    @property
+    def format(self) -> int:
+        ...
+    @property
+    def identity(self) -> bool:
+        ...
+    @property
+    def shape(self) -> list[int]:
+        ...
+    @property
+    def stored_dtype(self) -> str:
+        ...
+def ascend_dtype_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+    ...
+def ascend_format_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+    ...
+def ascend_format_number(arg0: str) -> int | None:
+    ...
+def ascend_from_dtype(arg0: str) -> int:
+    ...
+def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+    """
+    Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.
+    """
+def compute_metrics(x: typing_extensions.Buffer, x_dtype: str, x_count: typing.SupportsInt | typing.SupportsIndex, y: typing_extensions.Buffer, y_dtype: str, y_count: typing.SupportsInt | typing.SupportsIndex, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, simd: str | None = None) -> dict:
+    """
+    Compare two raw buffers element by element; returns a dict of metrics.
+    """
+def decode_dump_header(message: bytes) -> dict:
+    """
+    Decode a serialised DumpData with the core's wire decoder (for tests and tools).
+    """
+def decode_to_float64(data: typing_extensions.Buffer, dtype: str, count: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+    """
+    Decode raw elements (complex: their components) to a float64 array with the core's decoding table.
+    """
+def default_target_format(stored_format: typing.SupportsInt | typing.SupportsIndex, stored_rank: typing.SupportsInt | typing.SupportsIndex) -> int:
+    ...
+def default_threads() -> int:
+    ...
+def dtype_from_ascend(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+    ...
+def open_tensor_file(path: str) -> TensorFile:
+    """
+    Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.
+    """
+def reference_converts(stored_format: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex) -> bool:
+    ...
+def simd_info() -> dict:
+    ...
+def stored_bytes(file: TensorFile, role: str, index: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
+    """
+    The stored bytes of one tensor as a read-only uint8 array over the mapping.
+    """
+AS_STORED: int = -1
+CHUNK_ELEMENTS: int = 65536

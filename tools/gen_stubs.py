@@ -1,0 +1,54 @@
+"""Regenerate python/opdiff/_core.pyi, the type stubs of the compiled module, with pybind11-stubgen.
+
+    pip install pybind11-stubgen
+    python tools/gen_stubs.py          # rewrite the committed stub from the built module
+    python tools/gen_stubs.py --check  # exit 1 when the committed stub differs from a fresh one
+
+Run after changing cpp/bindings/ and rebuilding (pip install --no-build-isolation -e .). The suite
+checks the stub's names against the module (tests/test_typing.py), so a forgotten run fails there;
+the text itself depends on the pybind11 version, hence only this optional exact check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+STUB = ROOT / "python" / "opdiff" / "_core.pyi"
+
+
+def fresh_stub() -> str:
+    """The stub pybind11-stubgen writes for the importable opdiff._core."""
+    with tempfile.TemporaryDirectory() as out:
+        # --exit-code: any signature stubgen cannot express is an error, not a silent `...`.
+        subprocess.run(
+            [sys.executable, "-m", "pybind11_stubgen", "opdiff._core", "--exit-code", "-o", out],
+            check=True,
+        )
+        return (Path(out) / "opdiff" / "_core.pyi").read_text()
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="only report whether the committed stub is current")
+    args = parser.parse_args(argv)
+    text = fresh_stub()
+    if args.check:
+        current = STUB.exists() and STUB.read_text() == text
+        print(f"{STUB.relative_to(ROOT)} is {'current' if current else 'STALE: run python tools/gen_stubs.py'}")
+        return 0 if current else 1
+    scratch = STUB.with_suffix(".pyi.tmp")
+    scratch.write_text(text)
+    os.replace(scratch, STUB)
+    print(f"wrote {STUB.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
