@@ -54,6 +54,14 @@ class TensorView:
         """
         Copy the logical elements into a writable contiguous buffer of the exact size.
         """
+    def read_range(self, start: typing.SupportsInt | typing.SupportsIndex, count: typing.SupportsInt | typing.SupportsIndex) -> bytes:
+        """
+        Components [start, start + count) as the metric engine reads them, in the source's element type (for tests: any range, chunk edges anywhere).
+        """
+    def read_siblings(self, first: typing.SupportsInt | typing.SupportsIndex, stride: typing.SupportsInt | typing.SupportsIndex, n: typing.SupportsInt | typing.SupportsIndex, count: typing.SupportsInt | typing.SupportsIndex) -> list:
+        """
+        Ranges [first + k * stride, ... + count) for k < n read in one pass (ElementSource::run_siblings).
+        """
     def write_file(self, path: str, prefix: bytes = b'', float32: bool = False) -> None:
         """
         Write prefix + logical elements to a new file (float32=True widens real types to float32).
@@ -71,13 +79,27 @@ class TensorView:
     def format(self) -> int:
         ...
     @property
+    def gather_axes(self) -> list:
+        """
+        The gather's merged axes (tests and benches: which fast path a layout takes).
+        """
+    @property
     def identity(self) -> bool:
         ...
     @property
     def shape(self) -> list[int]:
         ...
     @property
+    def sibling_count(self) -> int:
+        ...
+    @property
+    def sibling_stride(self) -> int:
+        ...
+    @property
     def stored_dtype(self) -> str:
+        ...
+    @property
+    def tile_axis(self) -> int:
         ...
 def ascend_dtype_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
@@ -87,9 +109,10 @@ def ascend_format_number(arg0: str) -> int | None:
     ...
 def ascend_from_dtype(arg0: str) -> int:
     ...
-def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
+def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
     """
     Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.
+    max_elements > 0 compares only the first that many logical elements of each side.
     """
 def compute_metrics(x: typing_extensions.Buffer, x_dtype: str, x_count: typing.SupportsInt | typing.SupportsIndex, y: typing_extensions.Buffer, y_dtype: str, y_count: typing.SupportsInt | typing.SupportsIndex, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, simd: str | None = None) -> dict:
     """
