@@ -93,3 +93,17 @@ def test_report_counts_the_dumps_it_leaves_out(tmp_path):
     assert any(note.startswith("1 older dump file(s) of compared ops") for note in notes)
     every_run = opdiff.compare(npu, golden, fusion_rule=rule, all_occurrences=True).notes
     assert not any("older dump" in note for note in every_run)
+
+
+def test_console_report_shows_what_was_left_out(tmp_path):
+    from rich.console import Console
+
+    from opdiff.report.console import print_report
+
+    npu, golden, rule = _two_run_case(tmp_path)
+    (npu / "notes.txt").write_text("not a dump")
+    console = Console(record=True, width=200)
+    print_report(opdiff.compare(npu, golden, fusion_rule=rule), console)
+    text = console.export_text()
+    assert "note: 1 older dump file(s) of compared ops were not compared" in text
+    assert "note: 1 file(s) skipped by name" in text

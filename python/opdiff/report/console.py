@@ -65,6 +65,14 @@ def report_renderables(report: Report, thresholds: Sequence[Threshold] = DEFAULT
     for row in missing:
         name = row.tensor_index if row.tensor_index != "NaN" else row.npu_dump
         out.append(Text.from_markup(f"  [dim]not compared:[/] {escape(name)}: {escape(', '.join(row.reasons))}"))
+    # Files the comparison left out: the counts in full, the per-file notes (unreadable names) by number.
+    counted = [note for note in report.notes if ": " not in note]
+    per_file = len(report.notes) - len(counted)
+    for note in counted:
+        out.append(Text.from_markup(f"  [dim]note:[/] {escape(note)}"))
+    if per_file:
+        out.append(Text.from_markup(f"  [dim]note:[/] {per_file} file(s) skipped by name (neither dumps nor golden files); "
+                                    "each is listed in the JSON report's notes"))
     if csv_path:
         out.append(f"result: {escape(csv_path)}")
     return out
