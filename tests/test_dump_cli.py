@@ -98,10 +98,18 @@ def test_info_lists_every_tensor_with_stats(dump_dir):
                             capture_output=True, text=True, env=child_env(COLUMNS="200", PATH=""), check=True)
     lines = result.stdout.splitlines()
     assert "dump-v2" in result.stdout and "conv1" in result.stdout
-    row = next(line for line in lines if line.lstrip().startswith("input"))
+    row, stats_row = [line for line in lines if line.lstrip().startswith("input")]  # the tensor table, then the stats
     assert "float16" in row and "NC1HWC0" in row and "[2,2,3,3,16]" in row and "[2,21,3,3]" in row
-    assert f"{x.astype(np.float16).max():.6g}" in row
+    assert f"{x.astype(np.float16).max():.6g}" in stats_row
     assert any(line.lstrip().startswith("workspace") for line in lines)
+
+
+def test_info_stays_readable_on_an_80_column_terminal(dump_dir):
+    folder, _ = dump_dir
+    result = subprocess.run([sys.executable, "-m", "opdiff", "info", "--stats", str(folder / NAME)],
+                            capture_output=True, text=True, env=child_env(COLUMNS="80", PATH=""), check=True)
+    row = next(line for line in result.stdout.splitlines() if line.lstrip().startswith("input"))
+    assert "float16" in row and "NC1HWC0" in row and "…" not in result.stdout
 
 
 def test_info_reports_a_bad_file(dump_dir, capsys):

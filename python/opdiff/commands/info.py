@@ -35,19 +35,24 @@ def run(args: argparse.Namespace) -> int:
             continue
         title = f"{dump.path.name}  [dim]({dump.form}, op {dump.op_name or '-'}, version {dump.version or '-'}, timestamp {dump.timestamp or '-'})[/]"
         table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        # Identifiers never shrink to "fl…" on a narrow terminal: the statistics get a table of their own.
         for column in ("io", "index", "dtype", "format", "shape", "original shape", "bytes", "address"):
-            table.add_column(column, justify="right" if column in ("index", "bytes") else "left")
-        if args.stats:
-            for column in ("min", "max", "mean", "NaN", "Inf"):
-                table.add_column(column, justify="right")
+            table.add_column(column, justify="right" if column in ("index", "bytes") else "left",
+                             no_wrap=column not in ("shape", "original shape"), overflow="fold")
+        stats = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for column in ("io", "index", "min", "max", "mean", "NaN", "Inf"):
+            stats.add_column(column, justify="left" if column == "io" else "right", no_wrap=True)
         for tensor in dump.tensors:
             dtype = tensor.dtype or tensor.data_type_name  # the DT_* name only when opdiff cannot decode it
             layout = tensor.format_name + (f" g{tensor.sub_format}" if tensor.sub_format > 1 else "")
-            row = [tensor.role.value, str(tensor.index), dtype, layout, _shape(tensor.shape), _shape(tensor.original_shape) if tensor.original_shape else "-", f"{tensor.size:,}", hex(tensor.address) if tensor.address else "-"]
+            table.add_row(tensor.role.value, str(tensor.index), dtype, layout, _shape(tensor.shape),
+                          _shape(tensor.original_shape) if tensor.original_shape else "-", f"{tensor.size:,}",
+                          hex(tensor.address) if tensor.address else "-")
             if args.stats:
-                row += _stats_cells(tensor, args.threads, tensor_stats, DumpFormatError)
-            table.add_row(*row)
+                stats.add_row(tensor.role.value, str(tensor.index), *_stats_cells(tensor, args.threads, tensor_stats, DumpFormatError))
         console.print(table)
+        if args.stats:
+            console.print(stats)
     return status
 
 
