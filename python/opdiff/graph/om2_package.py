@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import lzma
 import os
 import zipfile
 import zlib
@@ -19,8 +20,10 @@ VISUAL_JSON_PATTERN = "debug/ge_visual_*.json"
 # What zipfile raises on damaged archives besides BadZipFile (found by bench/fuzz, target om):
 # names flagged UTF-8 that are not, corrupt deflate streams, unknown compression methods, short
 # reads, impossible offsets, encrypted entries (RuntimeError: "password required").
-_BROKEN_ZIP = (zipfile.BadZipFile, UnicodeDecodeError, zlib.error, NotImplementedError, EOFError, ValueError, OSError,
-               RuntimeError)
+# What zipfile raises for a broken archive or entry; an LZMA entry with bad filter properties raises
+# lzma.LZMAError, which derives from none of the others (found by the om fuzz target).
+_BROKEN_ZIP = (zipfile.BadZipFile, UnicodeDecodeError, zlib.error, lzma.LZMAError, NotImplementedError, EOFError,
+               ValueError, OSError, RuntimeError)
 
 
 # Deflate can expand data about 1000-fold; real graph JSON compresses 10- to 30-fold (a graph of
