@@ -78,8 +78,9 @@ class RecordForm(str, Enum):
 
 
 @dataclass(frozen=True)
-class CoreEntry:
-    """An AIC or AIV entry."""
+class _AccEntryHead:
+    """The fields every acc_list entry starts with, in payload order; each entry type adds its own
+    fields after them (dataclass inheritance keeps that order), status last."""
 
     acc_type: AccType
     valid: bool
@@ -89,6 +90,16 @@ class CoreEntry:
     task_id: int
     task_type: int
     context_id: int
+
+    @property
+    def unit(self) -> str:
+        return self.acc_type.name
+
+
+@dataclass(frozen=True)
+class CoreEntry(_AccEntryHead):
+    """An AIC or AIV entry."""
+
     thread_id: int
     pc_start: int
     para_base: int
@@ -96,53 +107,25 @@ class CoreEntry:
     block_id: int
     status: Tuple[int, ...]
 
-    @property
-    def unit(self) -> str:
-        return self.acc_type.name
-
 
 @dataclass(frozen=True)
-class AicpuEntry:
+class AicpuEntry(_AccEntryHead):
     """An AICPU entry."""
 
-    acc_type: AccType
-    valid: bool
-    data_len: int
-    model_id: int
-    stream_id: int
-    task_id: int
-    task_type: int
-    context_id: int
     cpu_id: int
     thread_id: int
     status: Tuple[int, ...]
 
-    @property
-    def unit(self) -> str:
-        return self.acc_type.name
-
 
 @dataclass(frozen=True)
-class SdmaEntry:
+class SdmaEntry(_AccEntryHead):
     """An SDMA entry."""
 
-    acc_type: AccType
-    valid: bool
-    data_len: int
-    model_id: int
-    stream_id: int
-    task_id: int
-    task_type: int
-    context_id: int
     thread_id: int
     src_addr: int
     dst_addr: int
     channel_id: int
     status: Tuple[int, ...]
-
-    @property
-    def unit(self) -> str:
-        return self.acc_type.name
 
 
 @dataclass(frozen=True)
