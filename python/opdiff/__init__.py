@@ -8,8 +8,9 @@ The public names are imported on first use (PEP 562), so a command that needs on
 package (``opdiff graph`` reads protobuf, not numpy) starts without paying for the rest.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from opdiff._lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -53,17 +54,7 @@ __all__ = [
 assert set(__all__) == set(_EXPORTS) | {"__version__"}, "every lazily exported name is listed"
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'opdiff' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly

@@ -4,8 +4,9 @@ The public names are imported on first use (PEP 562), as in the `opdiff` package
 needs the readers, not the quant and close-fusion merges or the JSON export.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from opdiff._lazy_exports import lazy_exports
 
 # public name -> module that defines it
 _EXPORTS = {
@@ -44,17 +45,7 @@ __all__ = [
 assert set(__all__) == set(_EXPORTS), "every lazily exported name is listed"
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'opdiff.graph' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
