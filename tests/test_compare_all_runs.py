@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -12,28 +11,13 @@ import opdiff
 from opdiff.advisor import advise
 from opdiff.dumps import Tensor
 from _child_env import child_env  # noqa: E402
-from test_compare_end_to_end import TS, conv_relu_rule
+from test_compare_end_to_end import TS, faulty_channel, write_conv_relu_case
 
 
 def _two_run_case(tmp_path):
-    """A conv+relu op dumped twice in one step: run 0 matches the golden, run 1 has a faulty channel."""
-    rng = np.random.default_rng(5)
-    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
-    relu = np.maximum(rng.standard_normal((1, 16, 8, 8)), 0).astype(np.float32)
-    golden, npu = tmp_path / "golden", tmp_path / "npu"
-    golden.mkdir()
-    npu.mkdir()
-    np.save(golden / f"x.0.{TS}.npy", x)
-    np.save(golden / f"conv1_Relu.0.{TS}.npy", relu)
-    faulty = relu.copy()
-    faulty[0, 5] *= 4.0
-    for run, (out, ts) in enumerate(((relu, TS + 100), (faulty, TS + 200))):
-        opdiff.write_dump(npu / f"Conv2D.conv1_Conv2D_relu_fused.{5 + run}.1.{ts}", "conv1/Conv2D_relu_fused",
-                          inputs=[Tensor(x, layout="NC1HWC0", dtype="float16")],
-                          outputs=[Tensor(out, layout="NC1HWC0", dtype="float16")])
-    rule = tmp_path / "model.json"
-    rule.write_text(json.dumps(conv_relu_rule()))
-    return npu, golden, rule
+    """The conv+relu op dumped twice in one step: run 0 matches the golden, run 1 has a faulty channel."""
+    case = write_conv_relu_case(tmp_path, lambda relu: [relu, faulty_channel(relu)])
+    return case["npu"], case["golden"], case["rule"]
 
 
 def test_every_run_against_the_golden(tmp_path):

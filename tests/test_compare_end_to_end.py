@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 import pytest
@@ -47,8 +47,16 @@ def conv_relu_rule() -> dict:
     ]}]}
 
 
-@pytest.fixture
-def conv_relu_case(tmp_path: Path) -> Dict[str, Path]:
+def faulty_channel(value: np.ndarray) -> np.ndarray:
+    """`value` with one channel wrong, as on a faulty device."""
+    out = value.copy()
+    out[0, 5] *= 4.0
+    return out
+
+
+def write_conv_relu_case(tmp_path: Path, device_runs: Callable[[np.ndarray], Sequence[np.ndarray]]) -> Dict[str, Path]:
+    """The conv+relu example on disk: golden .npy files, the fusion rule, and one NPU dump of the fused
+    op per output `device_runs(golden relu output)` returns (run k at timestamp TS + k)."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((1, 3, 8, 8)).astype(np.float32)
     relu = np.maximum(rng.standard_normal((1, 16, 8, 8)), 0).astype(np.float32)
@@ -58,16 +66,20 @@ def conv_relu_case(tmp_path: Path) -> Dict[str, Path]:
     np.save(golden / f"x.0.{TS}.npy", x)
     np.save(golden / f"conv1_Relu.0.{TS}.npy", relu)
     np.save(golden / f"conv1_Conv2D.0.{TS}.npy", relu)
-    faulty = relu.copy()
-    faulty[0, 5] *= 4.0  # one channel wrong on the device
-    opdiff.write_dump(
-        npu / f"Conv2D.conv1_Conv2D_relu_fused.5.1.{TS}", "conv1/Conv2D_relu_fused",
-        inputs=[Tensor(x, layout="NC1HWC0", dtype="float16")],
-        outputs=[Tensor(faulty, layout="NC1HWC0", dtype="float16")],
-    )
+    for k, output in enumerate(device_runs(relu)):
+        opdiff.write_dump(
+            npu / f"Conv2D.conv1_Conv2D_relu_fused.{5 + k}.1.{TS + k}", "conv1/Conv2D_relu_fused",
+            inputs=[Tensor(x, layout="NC1HWC0", dtype="float16")],
+            outputs=[Tensor(output, layout="NC1HWC0", dtype="float16")],
+        )
     rule = tmp_path / "model.json"
     rule.write_text(json.dumps(conv_relu_rule()))
     return {"golden": golden, "npu": npu, "rule": rule, "out": tmp_path / "out"}
+
+
+@pytest.fixture
+def conv_relu_case(tmp_path: Path) -> Dict[str, Path]:
+    return write_conv_relu_case(tmp_path, lambda relu: [faulty_channel(relu)])
 
 
 def test_npu_vs_golden_with_fusion_rule(conv_relu_case):
