@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from opdiff import _core
 from opdiff._dtypes import RawTensor, as_core_operand
+from opdiff._frozen import build_frozen
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -29,7 +30,6 @@ ALGORITHMS: Tuple[str, ...] = (
 )
 """The reference tool's built-in algorithms, in its order (indices 0-9 of ``-alg``)."""
 
-_T = TypeVar("_T")
 
 class Note(str, Enum):
     """Why a metric took a special value; the text is the message a report shows."""
@@ -266,20 +266,10 @@ def metrics_from_core(raw: Dict[str, Any]) -> Metrics:
     fields = dict(raw)
     bits = fields.pop("notes")
     fields["notes"] = tuple(note for bit, note in enumerate(_NOTE_BITS) if bits & (1 << bit)) if bits else ()
-    fields["x"] = _frozen(SideStats, raw["x"])
-    fields["y"] = _frozen(SideStats, raw["y"])
-    return _frozen(Metrics, fields)
+    fields["x"] = build_frozen(SideStats, dict(raw["x"]))
+    fields["y"] = build_frozen(SideStats, dict(raw["y"]))
+    return build_frozen(Metrics, fields)
 
-
-def _frozen(cls: Type[_T], fields: Dict[str, Any]) -> _T:
-    """An instance of the frozen dataclass `cls` from a dict holding every one of its fields.
-
-    The generated __init__ of a frozen dataclass sets each field through object.__setattr__, about
-    a microsecond a field; a comparison of thousands of small tensors builds three of these per pair.
-    tests/test_metrics_api.py checks the result equals the constructor's."""
-    instance = object.__new__(cls)
-    instance.__dict__.update(fields)
-    return instance
 
 
 def simd_info() -> Dict[str, Any]:

@@ -10,6 +10,8 @@ from enum import Enum
 from functools import cached_property, partial
 from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
+from opdiff._frozen import build_frozen
+
 
 class Relation(Enum):
     """How the NPU ops of one fusion group relate to framework ops (the CSV's relation names)."""
@@ -173,11 +175,7 @@ class FusionMap:
         return counts
 
 
-# Constructors for the readers' hot loops. A frozen dataclass's __init__ sets each field through
-# object.__setattr__, which costs two to three times more than filling the instance dict at once;
-# readers build 50,000 ops, descs and groups per model. The result equals the plain constructor's.
-_new = object.__new__
-_set = object.__setattr__
+# Constructors for the readers' hot loops (50,000 ops, descs and groups per model): see opdiff._frozen.
 
 
 def new_op(
@@ -196,13 +194,11 @@ def new_op(
     >>> new_op("a", "Relu", 1, (), ("a",), (), "", False, "g") == Op("a", "Relu", 1, (), ("a",), (), "", False, "g")
     True
     """
-    op = _new(Op)
-    _set(op, "__dict__", {
+    return build_frozen(Op, {
         "name": name, "type": type_, "id": id_, "inputs": inputs, "original_names": original_names,
         "output_descs": output_descs, "l1_fusion_sub_graph_no": l1_fusion_sub_graph_no, "is_multiop": is_multiop,
         "graph": graph,
     })
-    return op
 
 
 def new_output_desc(
@@ -213,12 +209,10 @@ def new_output_desc(
     >>> new_output_desc("x", 0, "NCHW", (1, 3), "DT_FLOAT") == OutputDesc("x", 0, "NCHW", (1, 3), "DT_FLOAT")
     True
     """
-    desc = _new(OutputDesc)
-    _set(desc, "__dict__", {
+    return build_frozen(OutputDesc, {
         "origin_name": origin_name, "origin_output_index": origin_output_index, "origin_format": origin_format,
         "origin_shape": origin_shape, "dtype": dtype,
     })
-    return desc
 
 
 def new_fusion_group(key: str, index: int, op_names: Tuple[str, ...], relation: Relation, original_names: Tuple[str, ...]) -> FusionGroup:
@@ -227,9 +221,7 @@ def new_fusion_group(key: str, index: int, op_names: Tuple[str, ...], relation: 
     >>> new_fusion_group("k", 0, ("a",), Relation.ONE_TO_ONE, ("k",)) == FusionGroup("k", 0, ("a",), Relation.ONE_TO_ONE, ("k",))
     True
     """
-    group = _new(FusionGroup)
-    _set(group, "__dict__", {"key": key, "index": index, "op_names": op_names, "relation": relation, "original_names": original_names})
-    return group
+    return build_frozen(FusionGroup, {"key": key, "index": index, "op_names": op_names, "relation": relation, "original_names": original_names})
 
 
 # InputRef(producer, index) without the named tuple's Python-level __new__.
