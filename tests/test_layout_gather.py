@@ -296,3 +296,46 @@ def test_sibling_and_range_reads_refuse_ranges_past_the_end(tmp_path):
             view.read_siblings(*bad)
     with pytest.raises(ValueError, match="past the end"):
         view.read_range(95, 2)
+
+
+def metric_values(m) -> dict:
+    values = {key: value for key, value in m.as_dict().items() if isinstance(value, (int, float))}
+    for side in ("x", "y"):
+        for key, value in getattr(m, side).__dict__.items():
+            values[f"{side}.{key}"] = value
+    return values
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "complex128"])
+@pytest.mark.parametrize("case", SIBLING_CASES, ids=lambda c: c.name)
+def test_metrics_read_in_sibling_groups_equal_metrics_of_the_decoded_arrays(tmp_path, case, dtype):
+    """The metric engine reads a tiled tensor a C0 group at a time (cpp/src/chunk_schedule.hpp):
+    its values, the positions of the largest errors included, are those of the decoded array
+    compared as a plain one (within the kernels' float64 contract: chunks are cut elsewhere), for
+    every thread count and for -max prefixes inside and across planes."""
+    stored = random_stored(case.stored_shape, dtype, seed=11)
+    path = write_raw_v2(tmp_path / "mine", stored, DTYPES[dtype][0], format_number(case.stored_format))
+    mine = case.expected(stored)
+    rng = np.random.default_rng(12)
+    golden = (mine + rng.normal(scale=0.01, size=mine.shape)).astype(np.complex128 if dtype == "complex128" else np.float32)
+    spot = tuple(int(rng.integers(0, extent)) for extent in golden.shape)
+    golden[spot] += 50  # one clear worst element, somewhere in a later plane
+    golden_path = opdiff.write_dump(tmp_path / "golden", "g", outputs=[Tensor(golden)])
+    view = open_view(path, case)
+    golden_view = opdiff.read_dump(golden_path).outputs[0].view()
+    assert view.sibling_stride > 0
+    flat_mine, flat_golden = mine.reshape(-1), golden.reshape(-1)
+    if dtype == "complex128":
+        flat_mine, flat_golden = flat_mine.view(np.float64), flat_golden.view(np.float64)
+    components = 2 if dtype == "complex128" else 1
+    plane = view.sibling_stride // components  # in elements, as -max counts them
+    for limit in (0, plane * 3, plane + plane // 2 + 7):
+        end = limit * components or flat_mine.size
+        expected = metric_values(opdiff.metrics(flat_mine[:end], flat_golden[:end], threads=1))
+        runs = [tensor_metrics(view, golden_view, threads=threads, max_elements=limit) for threads in (1, 2)]
+        assert runs[0] == runs[1]  # partial sums merge in a fixed order whatever the threads
+        got = metric_values(runs[0])
+        assert got.keys() == expected.keys()
+        for key, value in expected.items():
+            assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-9, nan_ok=True), (limit, key)
+        assert got["max_absolute_error_index"] == expected["max_absolute_error_index"]

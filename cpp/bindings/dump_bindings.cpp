@@ -105,8 +105,15 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   if (x.source->size() != y.source->size())
     throw py::value_error("element counts differ: " + std::to_string(x.source->size()) + " vs " +
                           std::to_string(y.source->size()));
-  const uint64_t limit = max_elements == 0 ? x.source->size() : max_elements;
+  // -max counts elements; a complex element is two components.
+  const uint64_t components = x.source->logical_count() ? x.source->size() / x.source->logical_count() : 1;
+  const uint64_t limit = max_elements == 0 || max_elements > x.source->size() / components ? x.source->size()
+                                                                                           : max_elements * components;
   const PrefixSource x_prefix(*x.source, limit), y_prefix(*y.source, limit);
+  // Whole tensors go in unwrapped (nothing to cut off).
+  const bool whole = limit >= x.source->size();
+  const ElementSource& x_source = whole ? *x.source : static_cast<const ElementSource&>(x_prefix);
+  const ElementSource& y_source = whole ? *y.source : static_cast<const ElementSource&>(y_prefix);
   MetricsOptions options;
   options.rtol = rtol;
   options.atol = atol;
@@ -114,7 +121,7 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   options.scalar_shape = scalar_shape;
   py::gil_scoped_release release;
   ThreadPool& pool = default_thread_pool();
-  MetricsResult result = compute_metrics(x_prefix, y_prefix, options, &pool, threads == 0 ? pool.size() : threads);
+  MetricsResult result = compute_metrics(x_source, y_source, options, &pool, threads == 0 ? pool.size() : threads);
   x.file->check_intact();
   y.file->check_intact();
   return result;

@@ -1,5 +1,7 @@
 #include "opdiff/layout_gather.hpp"
 
+#include "opdiff/element_source.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -216,6 +218,27 @@ uint64_t LayoutGather::lowest_from(uint64_t position) const {
 
 // Mirror image: the tuple just before `position`, or a smaller index on some axis with every later
 // axis at its end.
+uint64_t LayoutGather::offset_of(uint64_t position) const {
+  const LayoutPlan& p = plan_;
+  uint64_t offset = 0;
+  for (size_t a = p.shape.size(); a-- > 0;) {
+    offset += p.offsets[a][position % p.shape[a]];
+    position /= p.shape[a];
+  }
+  return offset;
+}
+
+uint64_t LayoutGather::lowest_in_sibling_order(uint64_t position) const {
+  if (tile_axis_ < 0) return lowest_from(position);
+  // What is left of the group: later pieces of its planes, whose lowest offset is that of
+  // `position` itself (offsets grow with each index), and every later group.
+  uint64_t count = 1;
+  for (const uint64_t extent : plan_.shape) count *= extent;
+  const uint64_t plane = position / plane_, group_end = (plane + siblings_from(plane)) * plane_;
+  const uint64_t later = group_end < count ? lowest_from(group_end) : UINT64_MAX;
+  return std::min(offset_of(position), later);
+}
+
 uint64_t LayoutGather::highest_before(uint64_t position) const {
   const LayoutPlan& p = plan_;
   const size_t rank = p.shape.size();
@@ -322,7 +345,14 @@ uint32_t LayoutGather::siblings() const {
   if (tile_axis_ < 0) return 1;
   const GatherAxis& across = axes_[size_t(tile_axis_)];
   // A C0 group (blocked axis), or 16 indices of a plain one: bounds the caller's scratch.
-  return uint32_t(std::min<uint64_t>({across.block, across.extent, 16}));
+  return uint32_t(std::min<uint64_t>({across.block, across.extent, ElementSource::kMaxSiblings}));
+}
+
+uint32_t LayoutGather::siblings_from(uint64_t plane) const {
+  if (tile_axis_ < 0) return 1;
+  const uint64_t extent = axes_[size_t(tile_axis_)].extent, group = siblings();
+  const uint64_t j = plane % extent;
+  return uint32_t(std::min(group - j % group, extent - j));
 }
 
 // The same elements as `n` copy() calls on ranges one plane apart: each piece of the ranges that

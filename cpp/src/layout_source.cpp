@@ -29,14 +29,32 @@ LayoutSource::LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan,
     throw ParseError("tensor bytes do not cover the layout");
 }
 
+namespace {
+
+void lower_to(std::atomic<uint64_t>& value, uint64_t bound) {
+  uint64_t seen = value.load(std::memory_order_relaxed);
+  while (bound < seen && !value.compare_exchange_weak(seen, bound, std::memory_order_relaxed)) {
+  }
+}
+
+void raise_to(std::atomic<uint64_t>& value, uint64_t bound) {
+  uint64_t seen = value.load(std::memory_order_relaxed);
+  while (bound > seen && !value.compare_exchange_weak(seen, bound, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
 void LayoutSource::note_read(uint64_t start, uint64_t end) const {
   if (!release_) return;
-  uint64_t seen = lowest_start_.load(std::memory_order_relaxed);
-  while (start < seen && !lowest_start_.compare_exchange_weak(seen, start, std::memory_order_relaxed)) {
-  }
-  seen = highest_end_.load(std::memory_order_relaxed);
-  while (end > seen && !highest_end_.compare_exchange_weak(seen, end, std::memory_order_relaxed)) {
-  }
+  lower_to(lowest_start_, start);
+  raise_to(highest_end_, end);
+}
+
+void LayoutSource::note_sibling_read(uint64_t first, uint64_t end) const {
+  if (!release_) return;
+  lower_to(lowest_sibling_first_, first);
+  raise_to(highest_end_, end);
 }
 
 ElementRun LayoutSource::run(uint64_t start, uint64_t count, std::byte* scratch) const {
@@ -61,6 +79,8 @@ uint64_t LayoutSource::sibling_stride() const {
 
 uint32_t LayoutSource::sibling_count() const { return sibling_stride() ? gather_.siblings() : 1; }
 
+uint32_t LayoutSource::siblings_from(uint64_t plane) const { return sibling_stride() ? gather_.siblings_from(plane) : 1; }
+
 void LayoutSource::run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
                                 ElementRun* runs) const {
   if (n == 0) return;
@@ -69,7 +89,7 @@ void LayoutSource::run_siblings(uint64_t first, uint64_t stride, uint32_t n, uin
     ElementSource::run_siblings(first, stride, n, count, scratch, runs);
     return;
   }
-  note_read(first, first + (n - 1) * stride + count);
+  note_sibling_read(first, first + (n - 1) * stride + count);
   const uint64_t step = count * kScratchBytesPerElement;  // bytes between ranges, as the default
   if (stored_dtype_ == DType::int4) {
     gather_.gather_siblings_int4(stored_.data, first, n, count, reinterpret_cast<int8_t*>(scratch), step);
@@ -83,15 +103,21 @@ void LayoutSource::run_siblings(uint64_t first, uint64_t stride, uint32_t n, uin
 void LayoutSource::release_behind(uint64_t budget_bytes) const {
   if (!release_) return;
   const uint64_t start = lowest_start_.exchange(UINT64_MAX, std::memory_order_relaxed);
-  if (start == UINT64_MAX) return;  // nothing read since the last release
-  const uint64_t first = start / components_, end = highest_end_.load(std::memory_order_relaxed) / components_;
+  const uint64_t sibling_first = lowest_sibling_first_.exchange(UINT64_MAX, std::memory_order_relaxed);
+  if (start == UINT64_MAX && sibling_first == UINT64_MAX) return;  // nothing read since the last release
+  const uint64_t first = std::min(start, sibling_first) / components_;
+  const uint64_t end = highest_end_.load(std::memory_order_relaxed) / components_;
   if (plan_.identity || !gather_.ordered() || first >= logical_count_ || end == 0) {
     release_(stored_);
     return;
   }
-  // Ranges run concurrently and a little out of order; `first` is the lowest one started since
-  // the last release, so what lies below its lowest offset is behind every reader.
-  const uint64_t low = gather_.lowest_from(first), high = gather_.highest_before(end);
+  // Ranges run concurrently and a little out of order; `start` is the lowest one started since
+  // the last release (`sibling_first` the lowest sibling group piece), so what lies below the
+  // lowest offset still ahead of it is behind every reader.
+  uint64_t low = UINT64_MAX;
+  if (start != UINT64_MAX) low = gather_.lowest_from(start / components_);
+  if (sibling_first != UINT64_MAX) low = std::min(low, gather_.lowest_in_sibling_order(sibling_first / components_));
+  const uint64_t high = gather_.highest_before(end);
   if (high > low && storage_bytes(stored_dtype_, high - low) > budget_bytes) {
     release_(stored_);
     return;

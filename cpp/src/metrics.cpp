@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "chunk_schedule.hpp"
 #include "opdiff/kernels.hpp"
 #include "opdiff/simd.hpp"
 #include "opdiff/thread_pool.hpp"
@@ -19,13 +20,14 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Per-thread scratch for sources that gather (blocked layouts), allocated only for those: a pair
-// of plain arrays needs none, which keeps many small comparisons cheap.
+// of plain arrays needs none, which keeps many small comparisons cheap. Room for one unit of the
+// schedule (its sibling ranges side by side).
 class Scratch {
  public:
-  Scratch(const ElementSource& x, const ElementSource& y) {
-    const uint64_t elements = std::min<uint64_t>(kChunkElements, std::max(x.size(), y.size()));
-    if (x.uses_scratch()) x_.reset(new std::byte[elements * ElementSource::kScratchBytesPerElement]);
-    if (y.uses_scratch()) y_.reset(new std::byte[elements * ElementSource::kScratchBytesPerElement]);
+  Scratch(const ElementSource& x, const ElementSource& y, const ChunkSchedule& schedule) {
+    const uint64_t bytes = schedule.max_count() * schedule.max_ranges() * ElementSource::kScratchBytesPerElement;
+    if (x.uses_scratch()) x_.reset(new std::byte[bytes]);
+    if (y.uses_scratch()) y_.reset(new std::byte[bytes]);
   }
   std::byte* x() const { return x_.get(); }
   std::byte* y() const { return y_.get(); }
@@ -38,33 +40,43 @@ class Scratch {
 // so a comparison's memory does not grow with the tensors.
 constexpr size_t kChunksPerRelease = 8;
 
-// Runs body(chunk, begin, count, x_run, y_run) for every chunk, on one worker per scratch.
+// Runs body(slot, begin, count, x_run, y_run) for every range of the schedule, on one worker per
+// scratch; sibling ranges are read together.
 template <typename Body>
-void for_each_chunk(const ElementSource& x, const ElementSource& y, std::vector<Scratch>& scratch, ThreadPool* pool,
-                    Body body) {
-  const uint64_t n = x.size();
-  const size_t chunks = size_t((n + kChunkElements - 1) / kChunkElements);
-  const size_t workers = std::min(scratch.size(), chunks);
-  auto task = [&](size_t chunk, size_t worker) {
-    const uint64_t begin = chunk * kChunkElements;
-    const uint64_t count = std::min<uint64_t>(kChunkElements, n - begin);
-    const ElementRun xr = x.run(begin, count, scratch[worker].x());
-    const ElementRun yr = y.run(begin, count, scratch[worker].y());
-    body(chunk, begin, count, xr, yr);
-    if ((chunk + 1) % kChunksPerRelease == 0) {
-      x.release_resident();
-      y.release_resident();
+void for_each_chunk(const ElementSource& x, const ElementSource& y, const ChunkSchedule& schedule,
+                    std::vector<Scratch>& scratch, ThreadPool* pool, Body body) {
+  const size_t units = schedule.units();
+  const size_t workers = std::min(scratch.size(), units);
+  // A side whose layout groups the sibling ranges reads them in one pass, up front; the other
+  // side reads each range when it is compared.
+  const bool x_grouped = schedule.grouped(x), y_grouped = schedule.grouped(y);
+  auto task = [&](size_t u, size_t worker) {
+    const ChunkSchedule::Unit unit = schedule.unit(u);
+    ElementRun xr[ElementSource::kMaxSiblings], yr[ElementSource::kMaxSiblings];
+    if (x_grouped) x.run_siblings(unit.begin, unit.stride, unit.ranges, unit.count, scratch[worker].x(), xr);
+    if (y_grouped) y.run_siblings(unit.begin, unit.stride, unit.ranges, unit.count, scratch[worker].y(), yr);
+    for (uint32_t k = 0; k < unit.ranges; ++k) {
+      const uint64_t begin = unit.begin + k * unit.stride;
+      if (!x_grouped) xr[k] = x.run(begin, unit.count, scratch[worker].x());
+      if (!y_grouped) yr[k] = y.run(begin, unit.count, scratch[worker].y());
+      body(unit.first_slot + k * unit.slot_step, begin, unit.count, xr[k], yr[k]);
+      // Sibling ranges lie a plane apart: a side read in place maps pages (large folios: up to
+      // 2 MB) around each of them, so each is let go once compared.
+      if (unit.ranges > 1 || (u + 1) % kChunksPerRelease == 0) {
+        x.release_resident();
+        y.release_resident();
+      }
     }
   };
   if (workers > 1) {
-    pool->parallel_for(chunks, workers, task);
+    pool->parallel_for(units, workers, task);
   } else {
-    for (size_t chunk = 0; chunk < chunks; ++chunk) task(chunk, 0);
+    for (size_t u = 0; u < units; ++u) task(u, 0);
   }
   // A tensor shorter than one release interval keeps its pages until its file is closed (partner
   // files are held by a byte-capped cache): releasing them would cost two system calls per pair
   // and page faults when a cached partner is read again, which dominates small comparisons.
-  if (chunks >= kChunksPerRelease) {
+  if (schedule.slots() >= kChunksPerRelease) {
     x.release_resident();
     y.release_resident();
   }
@@ -125,16 +137,17 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
   const uint64_t n = x.size();
   const PairParams params{options.rtol, options.atol};
 
-  const size_t chunks = size_t((n + kChunkElements - 1) / kChunkElements);
-  const size_t workers = pool && threads > 1 && chunks > 1 ? std::min({threads, pool->size(), chunks}) : 1;
+  const ChunkSchedule schedule(x, y);
+  const size_t units = schedule.units();
+  const size_t workers = pool && threads > 1 && units > 1 ? std::min({threads, pool->size(), units}) : 1;
   std::vector<Scratch> scratch;
   scratch.reserve(workers);
-  for (size_t i = 0; i < workers; ++i) scratch.emplace_back(x, y);
+  for (size_t i = 0; i < workers; ++i) scratch.emplace_back(x, y, schedule);
 
-  std::vector<BlockSums> partial(chunks);
-  for_each_chunk(x, y, scratch, pool, [&](size_t chunk, uint64_t begin, uint64_t count, const ElementRun& xr,
-                                          const ElementRun& yr) {
-    k.accumulate(xr, yr, size_t(count), begin, params, partial[chunk]);
+  std::vector<BlockSums> partial(schedule.slots());
+  for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t begin, uint64_t count, const ElementRun& xr,
+                                                    const ElementRun& yr) {
+    k.accumulate(xr, yr, size_t(count), begin, params, partial[slot]);
   });
   BlockSums total;
   for (const auto& part : partial) merge_block_sums(total, part);
@@ -173,10 +186,10 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
     KlParams kp;
     kp.lo_x = side_kl_range(total.min_x, total.max_x, kp.scale_x, kp.raw_x);
     kp.lo_y = side_kl_range(total.min_y, total.max_y, kp.scale_y, kp.raw_y);
-    std::vector<KlSums> kl_partial(chunks);
-    for_each_chunk(x, y, scratch, pool, [&](size_t chunk, uint64_t, uint64_t count, const ElementRun& xr,
-                                            const ElementRun& yr) {
-      k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[chunk]);
+    std::vector<KlSums> kl_partial(schedule.slots());
+    for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t, uint64_t count, const ElementRun& xr,
+                                                      const ElementRun& yr) {
+      k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[slot]);
     });
     KlSums kl;
     for (const auto& part : kl_partial) {

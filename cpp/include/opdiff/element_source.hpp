@@ -54,6 +54,9 @@ class ElementSource {
   // the whole group for one channel of it); run_siblings() reads them in one pass.
   virtual uint64_t sibling_stride() const { return 0; }
   virtual uint32_t sibling_count() const { return 1; }
+  // How many planes, from plane number `plane` (in logical order) on, read the same stored bytes:
+  // the rest of its sibling group, at most sibling_count().
+  virtual uint32_t siblings_from(uint64_t /*plane*/) const { return 1; }
   // runs[k] = run(first + k * stride, count, scratch + k * count * kScratchBytesPerElement) for
   // k < n: the same elements, n ranges at once. `scratch` has room for n times the bytes run()
   // may use. Safe to call from several threads at once.
@@ -64,6 +67,8 @@ class ElementSource {
   }
 
   static constexpr size_t kScratchBytesPerElement = 8;
+  // sibling_count() is never above this (callers keep a run per sibling on the stack).
+  static constexpr uint32_t kMaxSiblings = 16;
 };
 
 // A contiguous array in logical order: hands out pointers, never copies.

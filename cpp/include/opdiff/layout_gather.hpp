@@ -56,12 +56,20 @@ class LayoutGather {
   // many consecutive indices share their stored blocks.
   uint64_t plane() const { return plane_; }
   uint32_t siblings() const;
+  // How many planes from plane number `plane` on (in logical order) lie in its sibling group:
+  // groups of siblings() consecutive indices of the tile axis, starting at index 0 of that axis.
+  uint32_t siblings_from(uint64_t plane) const;
 
   // Whether every axis's offsets grow with its index (all supported layouts but grouped
   // FRACTAL_Z): then the two bounds below are exact and cheap.
   bool ordered() const { return ordered_; }
   // Lowest stored offset of any logical element at or after `position` (< element count).
   uint64_t lowest_from(uint64_t position) const;
+  // Stored offset of the logical element at `position`.
+  uint64_t offset_of(uint64_t position) const;
+  // Lowest stored offset that a reader going through sibling groups (a group's planes piece by
+  // piece, then the next group) still needs once it reached `position` in the group's first plane.
+  uint64_t lowest_in_sibling_order(uint64_t position) const;
   // Highest stored offset of any logical element before `position` (>= 1).
   uint64_t highest_before(uint64_t position) const;
 

@@ -36,6 +36,7 @@ class LayoutSource final : public ElementSource {
   // are at least a chunk long: ranges one plane apart share their stored C0 groups.
   uint64_t sibling_stride() const override;
   uint32_t sibling_count() const override;
+  uint32_t siblings_from(uint64_t plane) const override;
   void run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
                     ElementRun* runs) const override;
   // Drops the resident pages no later range can need: a blocked layout revisits its stored blocks
@@ -55,8 +56,10 @@ class LayoutSource final : public ElementSource {
   static constexpr uint64_t kResidentBudget = uint64_t{32} << 20;
 
  private:
-  // Widens the range of components read (for release_behind).
+  // Widens the range of components read (for release_behind); sibling reads are noted apart,
+  // since what lies behind them is judged in sibling order (ElementSource::run_siblings).
   void note_read(uint64_t start, uint64_t end) const;
+  void note_sibling_read(uint64_t first, uint64_t end) const;
 
   ByteSpan stored_;
   DType stored_dtype_;
@@ -71,6 +74,7 @@ class LayoutSource final : public ElementSource {
   // Range of components read since the last release (lowest start) and ever (highest end).
   mutable std::atomic<uint64_t> lowest_start_{UINT64_MAX};
   mutable std::atomic<uint64_t> highest_end_{0};
+  mutable std::atomic<uint64_t> lowest_sibling_first_{UINT64_MAX};
 };
 
 }  // namespace opdiff

@@ -21,6 +21,15 @@ class PrefixSource final : public ElementSource {
   }
   bool uses_scratch() const override { return inner_.uses_scratch(); }
   void release_resident() const override { inner_.release_resident(); }
+  // Sibling ranges inside the prefix are those of the inner source (the schedule keeps its ranges
+  // inside size()).
+  uint64_t sibling_stride() const override { return inner_.sibling_stride(); }
+  uint32_t sibling_count() const override { return inner_.sibling_count(); }
+  uint32_t siblings_from(uint64_t plane) const override { return inner_.siblings_from(plane); }
+  void run_siblings(uint64_t first, uint64_t stride, uint32_t n, uint64_t count, std::byte* scratch,
+                    ElementRun* runs) const override {
+    inner_.run_siblings(first, stride, n, count, scratch, runs);
+  }
 
  private:
   const ElementSource& inner_;
