@@ -120,6 +120,15 @@ def _writer(name: str):
 
 
 def run(args: argparse.Namespace) -> int:
+    code = _run(args)
+    if getattr(args, "whole_process", False):
+        from opdiff.cli import exit_now
+
+        exit_now(code)  # reports are written and closed; freeing thousands of rows would only cost time
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from opdiff.comparison import DEFAULT_THRESHOLDS, Threshold, compare, result_file_name
