@@ -96,6 +96,12 @@ def test_npu_vs_golden_with_fusion_rule(conv_relu_case):
     assert conv_out.metrics.count == 16 * 64
     assert conv_out.metrics.cosine_similarity < 0.99  # the faulty channel
     assert report.first_failure().tensor_index == "conv1/Conv2D_relu_fused:output:0"
+    # Compared rows are built from their field dicts (opdiff._frozen): equal to the constructor's.
+    import dataclasses
+
+    from opdiff.report.rows import CompareRow
+    for row in rows:
+        assert row == CompareRow(**{f.name: getattr(row, f.name) for f in dataclasses.fields(CompareRow)})
 
 
 def test_cli_writes_the_reference_csv_and_reports(conv_relu_case):
@@ -155,3 +161,21 @@ def test_map_writes_the_mapping_without_comparing(conv_relu_case):
     assert [r[4] for r in rows[1:]] == ["NaN", "conv1/Conv2D_relu_fused:input:0", "conv1/Conv2D_relu_fused:output:0"]
     assert rows[3][6].endswith(f"conv1_Relu.0.{TS}.npy")
     assert not list(conv_relu_case["out"].glob("result_*.csv"))
+
+
+def test_thresholds_read_the_metric_they_name():
+    """Threshold.violated_by reads Metrics fields by name: every reference metric but the standard
+    deviation can carry one, and each reads the value reference_values() gives that name."""
+    from opdiff.comparison import _METRIC_FIELDS, Threshold
+    from opdiff.report.rows import CompareRow
+
+    m = opdiff.metrics(np.array([1.0, 2.0, 3.0, 4.0], np.float32), np.array([1.5, 1.0, 3.5, 2.0], np.float32))
+    values = m.reference_values()
+    assert set(_METRIC_FIELDS) == set(opdiff.ALGORITHMS) - {"StandardDeviation"}
+    row = CompareRow(0, "Add", "a", "a", "a:output:0", metrics=m)
+    for name, field in _METRIC_FIELDS.items():
+        assert getattr(m, field) == values[name]
+        value = values[name]
+        above, below = Threshold(name, value * 1.01 + 1e-9), Threshold(name, value * 0.99 - 1e-9)
+        higher_is_better = name == "CosineSimilarity"
+        assert above.violated_by(row) is higher_is_better and below.violated_by(row) is not higher_is_better

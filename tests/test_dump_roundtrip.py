@@ -137,3 +137,22 @@ def test_metrics_of_two_layouts_match_numpy(tmp_path):
     assert got.cosine_similarity == pytest.approx(want.cosine_similarity, abs=1e-12)
     assert got.max_absolute_error == want.max_absolute_error
     assert got.max_absolute_error_index == want.max_absolute_error_index
+
+
+def test_read_dump_builds_the_same_objects_as_the_constructors(tmp_path):
+    """read_dump fills DumpFile/DumpTensor from field dicts (opdiff._frozen): the objects must equal
+    those the dataclass constructors make, and the lazy path/timestamp must be the file name's."""
+    import dataclasses
+
+    from opdiff.dumps import DumpFile, DumpTensor
+
+    path = opdiff.write_dump(tmp_path / "Add.add_1.3.4.1700000000000001", "add_1", inputs=[np.ones((2, 3), np.float32)],
+                             outputs=[np.ones(3, np.float16)])
+    dump = opdiff.read_dump(path)
+    tensors = [DumpTensor(**{f.name: getattr(t, f.name) for f in dataclasses.fields(DumpTensor)}) for t in dump.tensors]
+    assert tensors == list(dump.tensors) and [t.shape for t in tensors] == [(2, 3), (3,)]
+    twin = DumpFile(**{f.name: getattr(dump, f.name) for f in dataclasses.fields(DumpFile)})
+    assert twin == dump and twin.path == dump.path == path and dump.timestamp == 1700000000000001
+    golden = tmp_path / "add_1.0.1700000000000002.npy"
+    np.save(golden, np.ones(3, np.float32))
+    assert opdiff.read_dump(golden).op_name == "add_1" and opdiff.read_dump(golden).timestamp == 1700000000000002

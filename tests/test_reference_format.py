@@ -39,3 +39,16 @@ def test_kl_not_requested_is_not_computed():
 @pytest.mark.parametrize("name", opdiff.ALGORITHMS)
 def test_every_algorithm_formats(name):
     assert isinstance(formatted([1, 2, 3], [1, 2, 4], name), str)
+
+
+@pytest.mark.parametrize("x, y", [
+    ([1.0, 2.0, 3.0], [1.0, 2.5, 2.0]),      # no notes: the fast path
+    ([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]),      # my side all zero: notes
+    ([1.0, float("nan"), 3.0], [1.0, 2.0, 3.0]),
+    ([0.0001, -0.0002, 5.0], [-3.0, 1e-7, 4.0]),
+])
+def test_format_metrics_equals_each_metric_formatted_alone(x, y):
+    from opdiff.report.reference_format import format_metrics
+
+    m = opdiff.metrics(np.asarray(x, np.float32), np.asarray(y, np.float32))
+    assert format_metrics(opdiff.ALGORITHMS, m) == [format_metric(name, m) for name in opdiff.ALGORITHMS]

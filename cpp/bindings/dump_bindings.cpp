@@ -15,7 +15,8 @@
 #include "opdiff/dump_error.hpp"
 #include "opdiff/layout.hpp"
 #include "opdiff/metrics.hpp"
-#include "opdiff/prefix_source.hpp"
+#include "opdiff/pair_batch.hpp"
+#include "opdiff/tensor_file_cache.hpp"
 #include "opdiff/tensor_view.hpp"
 #include "opdiff/thread_pool.hpp"
 
@@ -105,15 +106,6 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   if (x.source->size() != y.source->size())
     throw py::value_error("element counts differ: " + std::to_string(x.source->size()) + " vs " +
                           std::to_string(y.source->size()));
-  // -max counts elements; a complex element is two components.
-  const uint64_t components = x.source->logical_count() ? x.source->size() / x.source->logical_count() : 1;
-  const uint64_t limit = max_elements == 0 || max_elements > x.source->size() / components ? x.source->size()
-                                                                                           : max_elements * components;
-  const PrefixSource x_prefix(*x.source, limit), y_prefix(*y.source, limit);
-  // Whole tensors go in unwrapped (nothing to cut off).
-  const bool whole = limit >= x.source->size();
-  const ElementSource& x_source = whole ? *x.source : static_cast<const ElementSource&>(x_prefix);
-  const ElementSource& y_source = whole ? *y.source : static_cast<const ElementSource&>(y_prefix);
   MetricsOptions options;
   options.rtol = rtol;
   options.atol = atol;
@@ -121,10 +113,64 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   options.scalar_shape = scalar_shape;
   py::gil_scoped_release release;
   ThreadPool& pool = default_thread_pool();
-  MetricsResult result = compute_metrics(x_source, y_source, options, &pool, threads == 0 ? pool.size() : threads);
-  x.file->check_intact();
-  y.file->check_intact();
-  return result;
+  return compare_tensor_views(x, y, options, max_elements, &pool, threads == 0 ? pool.size() : threads);
+}
+
+const char* status_name(PairStatus status) {
+  switch (status) {
+    case PairStatus::compared: return "compared";
+    case PairStatus::golden_unreadable: return "golden_unreadable";
+    case PairStatus::my_type_unsupported: return "my_type_unsupported";
+    case PairStatus::golden_type_unsupported: return "golden_type_unsupported";
+    case PairStatus::counts_differ: return "counts_differ";
+    case PairStatus::failed: return "failed";
+  }
+  return "failed";
+}
+
+// compare_pairs for Python: requests are (role, index, golden_path, golden_role, golden_index,
+// target_format or None, max_elements) tuples; one dict per outcome.
+py::list compare_pairs_for_python(const FileHandle& mine, const py::list& requests, TensorFileCache& cache, double rtol,
+                                  double atol, bool kl, size_t threads) {
+  std::vector<PairRequest> parsed;
+  parsed.reserve(requests.size());
+  for (const py::handle item : requests) {
+    const auto request = item.cast<py::tuple>();
+    if (request.size() != 7) throw py::value_error("a pair request has 7 fields");
+    PairRequest r;
+    r.role = parse_role(request[0].cast<std::string>());
+    r.index = request[1].cast<uint32_t>();
+    r.golden_path = request[2].cast<std::string>();
+    r.golden_role = parse_role(request[3].cast<std::string>());
+    r.golden_index = request[4].cast<uint32_t>();
+    if (!request[5].is_none()) r.target_format = request[5].cast<int64_t>();
+    r.max_elements = request[6].cast<uint64_t>();
+    parsed.push_back(std::move(r));
+  }
+  MetricsOptions options;
+  options.rtol = rtol;
+  options.atol = atol;
+  options.kl = kl;
+  std::vector<PairOutcome> outcomes;
+  {
+    py::gil_scoped_release release;
+    ThreadPool& pool = default_thread_pool();
+    outcomes = compare_pairs(mine, parsed, cache, options, &pool, threads == 0 ? pool.size() : threads);
+  }
+  py::list out;
+  for (const PairOutcome& o : outcomes) {
+    py::dict d;
+    d["status"] = status_name(o.status);
+    d["message"] = o.message;
+    d["golden_dtype"] = o.golden_dtype ? py::object(py::str(std::string(dtype_name(*o.golden_dtype)))) : py::object(py::none());
+    d["golden_data_type"] = o.golden_data_type;
+    d["golden_address"] = o.golden_address;
+    d["my_shape"] = o.my_shape;
+    d["golden_shape"] = o.golden_shape;
+    d["metrics"] = o.status == PairStatus::compared ? py::object(metrics_result_dict(o.metrics)) : py::object(py::none());
+    out.append(std::move(d));
+  }
+  return out;
 }
 
 py::dict header_tensor_dict(const HeaderTensor& h) {
@@ -184,6 +230,8 @@ void register_dumps(py::module_& m) {
       .def_property_readonly("version", [](const TensorFile& f) { return text(f.version); })
       .def_property_readonly("op_name", [](const TensorFile& f) { return text(f.op_name); })
       .def_readonly("dump_time", &TensorFile::dump_time)
+      .def_property_readonly("file_size", [](const TensorFile& f) { return f.mapping ? f.mapping->bytes().size : uint64_t{0}; },
+                             "Bytes of the file when it was opened.")
       .def_property_readonly("truncated", [](const TensorFile& f) { return f.mapping && f.mapping->truncated(); },
                              "Whether the file shrank on disk since it was opened (bytes read since then are void).")
       .def("check_intact", &TensorFile::check_intact,
@@ -309,6 +357,32 @@ void register_dumps(py::module_& m) {
       py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("max_elements") = 0,
       "Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.\n"
       "max_elements > 0 compares only the first that many logical elements of each side.");
+
+  py::class_<TensorFileCache>(m, "TensorFileCache",
+                              "Recently opened files by path (thread-safe; unreadable files remembered with their error). "
+                              "Holds at most budget_bytes of files, never one larger.")
+      .def(py::init<size_t, uint64_t>(), py::arg("capacity") = 256, py::arg("budget_bytes") = uint64_t{64} << 20)
+      .def(
+          "get",
+          [](TensorFileCache& cache, const std::string& path) {
+            std::shared_ptr<const TensorFile> file;
+            {
+              py::gil_scoped_release release;
+              file = cache.get(path);
+            }
+            return handle_of(std::move(file));
+          },
+          py::arg("path"), "The open file at path (opened now or earlier); raises its DumpFormatError.")
+      .def_property_readonly("files", &TensorFileCache::files)
+      .def_property_readonly("bytes", &TensorFileCache::bytes);
+
+  m.def("compare_pairs", &compare_pairs_for_python, py::arg("mine"), py::arg("requests"), py::arg("cache"),
+        py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true, py::arg("threads") = 0,
+        "Tensors of one open file against their partners (found through the cache), in one call without the GIL.\n"
+        "requests: (role, index, golden_path, golden_role, golden_index, target_format or None, max_elements); "
+        "one dict per request: status (compared, golden_unreadable, my_type_unsupported, golden_type_unsupported, "
+        "counts_differ, failed), message, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, "
+        "metrics (the compute_metrics dict, or None).");
 
   m.def("decode_dump_header", &header_dict, py::arg("message"),
         "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");

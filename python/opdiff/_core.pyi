@@ -7,7 +7,7 @@ import numpy
 import numpy.typing
 import typing
 import typing_extensions
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'TensorFile', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'TensorFile', 'TensorFileCache', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_pairs', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'reference_converts', 'simd_info', 'stored_bytes']
 class DumpFormatError(ValueError):
     pass
 class TensorFile:
@@ -24,6 +24,11 @@ class TensorFile:
     @property
     def dump_time(self) -> int:
         ...
+    @property
+    def file_size(self) -> int:
+        """
+        Bytes of the file when it was opened.
+        """
     @property
     def form(self) -> str:
         ...
@@ -101,6 +106,22 @@ class TensorView:
     @property
     def tile_axis(self) -> int:
         ...
+class TensorFileCache:
+    """
+    Recently opened files by path (thread-safe; unreadable files remembered with their error). Holds at most budget_bytes of files, never one larger.
+    """
+    def __init__(self, capacity: typing.SupportsInt | typing.SupportsIndex = 256, budget_bytes: typing.SupportsInt | typing.SupportsIndex = 67108864) -> None:
+        ...
+    def get(self, path: str) -> TensorFile:
+        """
+        The open file at path (opened now or earlier); raises its DumpFormatError.
+        """
+    @property
+    def bytes(self) -> int:
+        ...
+    @property
+    def files(self) -> int:
+        ...
 def ascend_dtype_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
 def ascend_format_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
@@ -109,6 +130,11 @@ def ascend_format_number(arg0: str) -> int | None:
     ...
 def ascend_from_dtype(arg0: str) -> int:
     ...
+def compare_pairs(mine: TensorFile, requests: list, cache: TensorFileCache, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list:
+    """
+    Tensors of one open file against their partners (found through the cache), in one call without the GIL.
+    requests: (role, index, golden_path, golden_role, golden_index, target_format or None, max_elements); one dict per request: status (compared, golden_unreadable, my_type_unsupported, golden_type_unsupported, counts_differ, failed), message, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics (the compute_metrics dict, or None).
+    """
 def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
     """
     Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.

@@ -25,6 +25,18 @@ RuleLike = Union[PathLike, FusionMap, None]
 
 # Metrics where a larger value is better; for the others a larger value is worse.
 HIGHER_IS_BETTER = frozenset({"CosineSimilarity"})
+# The Metrics field of each reference metric a threshold can be put on (Metrics.reference_values).
+_METRIC_FIELDS = {
+    "CosineSimilarity": "cosine_similarity",
+    "MaxAbsoluteError": "max_absolute_error",
+    "AccumulatedRelativeError": "accumulated_relative_error",
+    "RelativeEuclideanDistance": "relative_euclidean_distance",
+    "KullbackLeiblerDivergence": "kullback_leibler_divergence",
+    "MeanAbsoluteError": "mean_absolute_error",
+    "RootMeanSquareError": "root_mean_square_error",
+    "MaxRelativeError": "max_relative_error",
+    "MeanRelativeError": "mean_relative_error",
+}
 
 
 @dataclass(frozen=True)
@@ -41,8 +53,7 @@ class Threshold:
     def violated_by(self, row: CompareRow) -> bool:
         if row.metrics is None:
             return False
-        value = row.metrics.reference_values()[self.metric]
-        assert isinstance(value, float)
+        value = getattr(row.metrics, _METRIC_FIELDS[self.metric])
         if math.isnan(value):  # NaN data, or a cosine with one all-zero side: broken either way
             return True
         return value < self.value if self.metric in HIGHER_IS_BETTER else value > self.value
@@ -102,8 +113,7 @@ class Report:
         return [row for row in self.rows if any(t.violated_by(row) for t in thresholds)]
 
     def first_failure(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> Optional[CompareRow]:
-        failing = self.failing(thresholds)
-        return failing[0] if failing else None
+        return next((row for row in self.rows if any(t.violated_by(row) for t in thresholds)), None)
 
     def worst(self, count: int = 10) -> List[CompareRow]:
         """The compared rows with the lowest cosine (NaN first: those are the most broken)."""

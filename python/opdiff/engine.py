@@ -4,15 +4,18 @@ on a thread pool with dynamic scheduling and rows come out in plan (Index) order
 
 from __future__ import annotations
 
+import math
 import os
-import threading
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
-from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics
-from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_metrics, tensor_stats
+from opdiff._frozen import build_frozen
+from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics, metrics_from_core
+from opdiff import _core
+from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
+from opdiff.dumps.formats import data_type_name, format_number
+from opdiff.dumps.reader import dump_of
 from opdiff.dumps.ffts import SliceInfo, merged_output
 from opdiff.match import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
@@ -32,45 +35,20 @@ class EngineOptions:
 
 
 class FileCache:
-    """Recently opened partner files, so a golden output feeding several consumers is opened once.
-    Thread-safe; a file that cannot be read is remembered with its error.
+    """Recently opened partner files, so a golden output feeding several consumers is opened once:
+    the core's ``TensorFileCache`` (thread-safe; a file that cannot be read is remembered with its
+    error), which the batched comparisons (``_core.compare_pairs``) read directly.
 
     An open file keeps its mapping, and every page a comparison touched stays resident until the
-    file is closed: the cache therefore holds at most `budget_bytes` of files (default 64 MiB) and
+    file is dropped: the cache therefore holds at most `budget_bytes` of files (default 64 MiB) and
     never a file larger than that. Reopening a big file costs a header parse; the bytes come back
     from the page cache."""
 
     def __init__(self, capacity: int = 256, budget_bytes: int = 64 << 20) -> None:
-        self._capacity = capacity
-        self._budget = budget_bytes
-        self._files: "OrderedDict[str, Tuple[object, int]]" = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
+        self.core = _core.TensorFileCache(capacity, budget_bytes)
 
     def get(self, path: str) -> DumpFile:
-        with self._lock:
-            if path in self._files:
-                self._files.move_to_end(path)
-                found = self._files[path][0]
-                if isinstance(found, Exception):
-                    raise found
-                return found  # type: ignore[return-value]
-        try:
-            opened: object = read_dump(path)
-            size = os.path.getsize(path)
-        except (DumpFormatError, OSError) as error:
-            opened, size = error, 0
-        if size <= self._budget:
-            with self._lock:
-                if path not in self._files:
-                    self._files[path] = (opened, size)
-                    self._bytes += size
-                while len(self._files) > self._capacity or self._bytes > self._budget:
-                    _, (_, dropped) = self._files.popitem(last=False)
-                    self._bytes -= dropped
-        if isinstance(opened, Exception):
-            raise opened
-        return opened  # type: ignore[return-value]
+        return dump_of(self.core.get(path), path)
 
 
 def _dtype_name(tensor: DumpTensor) -> str:
@@ -105,11 +83,11 @@ def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_p
     return tuple(reasons)
 
 
-def _shape_note(positional: bool, my_view, golden_view) -> Tuple[str, ...]:
+def _shape_note(positional: bool, my_shape: Tuple[int, ...], golden_shape: Tuple[int, ...]) -> Tuple[str, ...]:
     """NPU against NPU, equal element counts in different shapes are compared flat; the row says so
     (the reference drops such tensors without a row)."""
-    if positional and tuple(my_view.shape) != tuple(golden_view.shape):
-        return (f"The shapes differ ({list(my_view.shape)} vs {list(golden_view.shape)}): compared element by element in flat order.",)
+    if positional and my_shape != golden_shape:
+        return (f"The shapes differ ({list(my_shape)} vs {list(golden_shape)}): compared element by element in flat order.",)
     return ()
 
 
@@ -174,15 +152,34 @@ class Engine:
             mine = read_dump(plan.my_path)
         except (DumpFormatError, OSError) as error:
             return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))]
-        rows: List[CompareRow] = []
+        rows: List[Optional[CompareRow]] = []
+        pending: List[Tuple[int, str, DumpTensor, GoldenTarget]] = []  # rows the core fills in
+        requests = []
+        positional = plan.positional_partner is not None
         for role, tensors, target_of in (("input", mine.inputs, plan.input_target), ("output", mine.outputs, plan.output_target)):
             for k, tensor in enumerate(tensors):
                 target = target_of(k)
-                if not target.skip:
-                    rows.append(self._tensor_row(plan, f"{plan.op_name}:{role}:{k}", tensor, target))
+                if target.skip:
+                    continue
+                tensor_index = f"{plan.op_name}:{role}:{k}"
+                if target.path is None:
+                    rows.append(self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **self._lone_fields(tensor)))
+                    continue
+                pending.append((len(rows), tensor_index, tensor, target))
+                rows.append(None)
+                # Against a golden file my tensor takes the golden's format and shape (padding
+                # removed); NPU against NPU, or an ND golden, each side its own logical layout.
+                layout = None if positional or target.format in (None, "", "ND") else format_number(target.format)
+                # The reference applies -max against golden files only, not NPU against NPU.
+                requests.append((role, k, target.path, target.role, target.index, layout, 0 if positional else self.options.max_elements))
+        if requests:
+            outcomes = _core.compare_pairs(mine.tensors[0]._file, requests, self.files.core, rtol=self.options.rtol,
+                                           atol=self.options.atol, kl=self._kl, threads=self._pair_threads)
+            for (slot, tensor_index, tensor, target), outcome in zip(pending, outcomes):
+                rows[slot] = self._pair_row(plan, tensor_index, tensor, target, outcome)
         if not rows:
-            rows.append(self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",)))
-        return rows
+            return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",))]
+        return rows  # type: ignore[return-value]  # every slot is filled
 
     def _sliced_rows(self, plan: OpPlan) -> List[CompareRow]:
         """An FFTS+ op: its outputs joined from every slice, compared as arrays (inputs are not joined)."""
@@ -224,49 +221,47 @@ class Engine:
             ))
         return rows
 
-    def _tensor_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget) -> CompareRow:
-        base = dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape, overflow=self._lone_overflow(mine))
-        if target.path is None:
-            return self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **base)
-        try:
-            theirs = self.files.get(target.path).tensor(target.role, target.index)
-        except (DumpFormatError, OSError) as error:
-            return self._row(plan, tensor_index, reasons=(f"[{plan.op_name}] {error}",), **base)
-        if mine.dtype is None or theirs.dtype is None:
-            unsupported = mine if mine.dtype is None else theirs
-            return self._row(
-                plan, tensor_index, reasons=(f"[{plan.op_name}] The data type {unsupported.data_type_name} is not supported.",), **base
-            )
+    def _lone_fields(self, mine: DumpTensor) -> dict:
+        """The fields a row of my tensor has before (or without) a comparison."""
+        return dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape, overflow=self._lone_overflow(mine))
+
+    def _pair_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget, outcome: dict) -> CompareRow:
+        """The row of one pair from the core's outcome (``_core.compare_pairs``), with the reasons in
+        the reference's words when it could not be compared."""
+        status = outcome["status"]
+        if status != "compared":
+            if status == "golden_unreadable":
+                reason = f"[{plan.op_name}] {outcome['message']}"
+            elif status in ("my_type_unsupported", "golden_type_unsupported"):
+                name = mine.data_type_name if status == "my_type_unsupported" else data_type_name(outcome["golden_data_type"])
+                reason = f"[{plan.op_name}] The data type {name} is not supported."
+            elif status == "counts_differ":
+                reason = (f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
+                          f"({outcome['my_shape']}) can not be compared to the right dump data({outcome['golden_shape']}).")
+            else:
+                reason = outcome["message"]
+            return self._row(plan, tensor_index, reasons=(reason,), **self._lone_fields(mine))
+        metrics = metrics_from_core(outcome["metrics"])
         positional = plan.positional_partner is not None
-        try:
-            my_view, golden_view = layout_views(positional, mine, theirs, target)
-            if my_view.count != golden_view.count:
-                raise ValueError(
-                    f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
-                    f"({list(my_view.shape)}) can not be compared to the right dump data({list(golden_view.shape)})."
-                )
-            # The reference applies -max against golden files only, not NPU against NPU.
-            metrics = tensor_metrics(my_view, golden_view, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl,
-                                     threads=self._pair_threads, max_elements=0 if positional else self.options.max_elements)
-        except (DumpFormatError, ValueError, OSError) as error:
-            return self._row(plan, tensor_index, reasons=(str(error),), **base)
-        return CompareRow(
-            index=plan.index,
-            op_type=plan.op_type,
-            npu_dump=plan.npu_dump,
-            ground_truth=plan.ground_truth,
-            tensor_index=tensor_index,
-            my_dtype=_dtype_name(mine),
-            my_address=str(mine.address),
-            golden_dtype=_dtype_name(theirs),
-            golden_address=str(theirs.address),
-            shape=tuple(my_view.shape),
-            reference_shape=_reference_shape(positional, mine, target, my_view.count),
-            op_sequence=plan.op_sequence,
-            overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
-            metrics=metrics,
-            reasons=_shape_note(positional, my_view, golden_view) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path),
-        )
+        my_shape, golden_shape = tuple(outcome["my_shape"]), tuple(outcome["golden_shape"])
+        # One row per compared pair: built from its field dict (opdiff._frozen), every field given.
+        return build_frozen(CompareRow, {
+            "index": plan.index,
+            "op_type": plan.op_type,
+            "npu_dump": plan.npu_dump,
+            "ground_truth": plan.ground_truth,
+            "tensor_index": tensor_index,
+            "my_dtype": _dtype_name(mine),
+            "my_address": str(mine.address),
+            "golden_dtype": outcome["golden_dtype"] or data_type_name(outcome["golden_data_type"]),
+            "golden_address": str(outcome["golden_address"]),
+            "shape": my_shape,
+            "reference_shape": _reference_shape(positional, mine, target, math.prod(my_shape)),
+            "op_sequence": plan.op_sequence,
+            "overflow": _overflow(mine, metrics.x) if self.options.overflow_detection else None,
+            "metrics": metrics,
+            "reasons": _shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
+        })
 
     def _lone_overflow(self, mine: DumpTensor) -> Optional[bool]:
         """Overflow of a tensor that has no partner: the reference still checks my side."""

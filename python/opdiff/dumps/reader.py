@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -11,7 +12,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from opdiff import _core
-from opdiff.dumps.discovery import parse_golden_name, parse_npu_dump_name
+from opdiff._frozen import build_frozen
+from opdiff.dumps.discovery import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
 from opdiff.dumps.formats import NUMPY_DTYPES, data_type_name, format_name, format_number
 
 DumpFormatError = _core.DumpFormatError
@@ -53,7 +55,7 @@ class DumpTensor:
     offset: int
     sub_format: int
     origin_name: str
-    _file: object = field(repr=False, compare=False)
+    _file: "_core.TensorFile" = field(repr=False, compare=False)
 
     @property
     def format_name(self) -> str:
@@ -107,6 +109,9 @@ class DumpTensor:
 class DumpFile:
     """An opened dump (or .npy) file: its header and tensors.
 
+    ``path`` and ``timestamp`` (from the file name) are worked out when first asked for: the
+    comparison engine opens thousands of files and uses neither.
+
     >>> import numpy as np, opdiff, tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "Add.add_1.3.4.1700000000000001")
     >>> _ = opdiff.write_dump(path, "add_1", inputs=[np.ones(3, np.float32)], outputs=[np.ones(3, np.float16)])
@@ -115,17 +120,27 @@ class DumpFile:
     ('add_1', 1700000000000001, ['ND', 'ND'])
     """
 
-    path: Path
+    file_name: str  # the path as it was opened
+    file_size: int  # its bytes when it was opened
     form: str
     op_name: str
     version: str
     dump_time: int
-    timestamp: Optional[int]
     attrs: Tuple[Tuple[str, str], ...]
     inputs: Tuple[DumpTensor, ...]
     outputs: Tuple[DumpTensor, ...]
     buffers: Tuple[DumpTensor, ...]
     workspaces: Tuple[DumpTensor, ...]
+
+    @cached_property
+    def path(self) -> Path:
+        return Path(self.file_name)
+
+    @cached_property
+    def timestamp(self) -> Optional[int]:
+        """The timestamp field of the file name (None when the name follows no dump naming rule)."""
+        name = _parse_name(os.path.basename(self.file_name))
+        return name.timestamp if name else None
 
     @property
     def tensors(self) -> Tuple[DumpTensor, ...]:
@@ -146,42 +161,51 @@ def read_dump(path: PathLike) -> DumpFile:
 
     See :class:`DumpFile` for an example.
     """
-    # Per-pair overhead matters with thousands of small tensors: one Path, plain string names.
+    # Per-pair overhead matters with thousands of small tensors: plain string names, objects
+    # built from their field dicts, the file name parsed only when the header has no op name.
     text = os.fspath(path)
-    handle = _core.open_tensor_file(text)
+    return dump_of(_core.open_tensor_file(text), text)
+
+
+def dump_of(handle: "_core.TensorFile", text: str) -> DumpFile:
+    """The DumpFile of a file the core opened (``_core.open_tensor_file`` or a
+    ``_core.TensorFileCache``) from the path `text`."""
     groups: Dict[str, List[DumpTensor]] = {"input": [], "output": [], "buffer": [], "workspace": []}
     for info in handle.tensors:
         role = info["role"]
-        groups[role].append(
-            DumpTensor(
-                role=_ROLES[role],
-                index=info["index"],
-                data_type=info["data_type"],
-                dtype=info["dtype"],
-                format=info["format"],
-                shape=tuple(info["shape"]),
-                original_shape=tuple(info["original_shape"]),
-                size=info["size"],
-                address=info["address"],
-                offset=info["offset"],
-                sub_format=info["sub_format"],
-                origin_name=info["origin_name"],
-                _file=handle,
-            )
-        )
-    base = os.path.basename(text)
-    name = parse_npu_dump_name(base) or parse_golden_name(base)
-    op_name = handle.op_name or (name.op_name if name else "")
-    return DumpFile(
-        path=Path(text),
-        form=handle.form,
-        op_name=op_name,
-        version=handle.version,
-        dump_time=handle.dump_time,
-        timestamp=name.timestamp if name else None,
-        attrs=tuple(tuple(a) for a in handle.attrs),
-        inputs=tuple(groups["input"]),
-        outputs=tuple(groups["output"]),
-        buffers=tuple(groups["buffer"]),
-        workspaces=tuple(groups["workspace"]),
-    )
+        groups[role].append(build_frozen(DumpTensor, {
+            "role": _ROLES[role],
+            "index": info["index"],
+            "data_type": info["data_type"],
+            "dtype": info["dtype"],
+            "format": info["format"],
+            "shape": tuple(info["shape"]),
+            "original_shape": tuple(info["original_shape"]),
+            "size": info["size"],
+            "address": info["address"],
+            "offset": info["offset"],
+            "sub_format": info["sub_format"],
+            "origin_name": info["origin_name"],
+            "_file": handle,
+        }))
+    op_name = handle.op_name
+    if not op_name:
+        name = _parse_name(os.path.basename(text))
+        op_name = name.op_name if name else ""
+    return build_frozen(DumpFile, {
+        "file_name": text,
+        "file_size": handle.file_size,
+        "form": handle.form,
+        "op_name": op_name,
+        "version": handle.version,
+        "dump_time": handle.dump_time,
+        "attrs": tuple(tuple(a) for a in handle.attrs),
+        "inputs": tuple(groups["input"]),
+        "outputs": tuple(groups["output"]),
+        "buffers": tuple(groups["buffer"]),
+        "workspaces": tuple(groups["workspace"]),
+    })
+
+
+def _parse_name(base: str) -> Optional[Union[NpuDumpName, GoldenName]]:
+    return parse_npu_dump_name(base) or parse_golden_name(base)

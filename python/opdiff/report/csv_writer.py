@@ -78,12 +78,14 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     cells.append(_text(None if shape is None else "[" + ",".join(str(d) for d in shape) + "]"))
     if columns.overflow:
         cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
+    cells = [safe_cell(cell) for cell in cells]
+    # Metric cells are numbers, "NaN" or "(m;s),(m;s)": nothing a spreadsheet would run.
     if row.metrics is None:
         cells += [NOT_COMPUTED] * len(columns.algorithms)
     else:
         cells += format_metrics(columns.algorithms, row.metrics)
-    cells.append(",".join(row.reasons))
-    return [safe_cell(cell) for cell in cells]
+    cells.append(safe_cell(",".join(row.reasons)))
+    return cells
 
 
 def place_without_clobbering(source: Path, target: Path) -> Path:

@@ -26,7 +26,14 @@ def _std(value: float) -> float:
 def format_metrics(names: Sequence[str], m: Metrics) -> List[str]:
     """The CSV texts of several metrics (the values computed once for all of them)."""
     values = m.reference_values()
-    return [format_metric(name, m, values) for name in names]
+    if m.notes:
+        return [format_metric(name, m, values) for name in names]
+    # Without notes every metric prints as its number (the common case, thousands of rows a run).
+    return [_standard_deviation(m) if name == "StandardDeviation" else f"{values[name]:.6f}" for name in names]
+
+
+def _standard_deviation(m: Metrics) -> str:
+    return "({:.3f};{:.3f}),({:.3f};{:.3f})".format(*[_std(v) for v in m.standard_deviation])
 
 
 def format_metric(name: str, m: Metrics, values: Optional[Dict[str, object]] = None) -> str:
@@ -46,8 +53,7 @@ def format_metric(name: str, m: Metrics, values: Optional[Dict[str, object]] = N
             return NOT_COMPUTED
         return _number(m.cosine_similarity)
     if name == "StandardDeviation":
-        parts = [_std(v) for v in m.standard_deviation]
-        return "({:.3f};{:.3f}),({:.3f};{:.3f})".format(*parts)
+        return _standard_deviation(m)
     if Note.EMPTY in m.notes and name in ("MaxAbsoluteError", "MaxRelativeError", "KullbackLeiblerDivergence"):
         return NOT_COMPUTED
     if name == "KullbackLeiblerDivergence" and Note.KL_SKIPPED in m.notes:
