@@ -1,6 +1,7 @@
-"""The batch engine: turns op plans into rows. Each plan's NPU dump is read once; its tensors are
-compared with their partners through the core (layouts decoded on the fly, GIL released), plans run
-on a thread pool with dynamic scheduling and rows come out in plan (Index) order."""
+"""The batch engine: turns op plans into rows. Each plan's NPU dump is read once; its tensors go to
+the core in one call (``_core.compare_pairs``: partner files from a shared cache, layouts decoded on
+the fly, the GIL released), plans run on a thread pool with dynamic scheduling and rows come out in
+plan (Index) order."""
 
 from __future__ import annotations
 
