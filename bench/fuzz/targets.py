@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError
 
 import opdiff
 from opdiff import _core
-from opdiff.dumps import DumpFormatError, save_npy
+from opdiff.dumps import DumpFormatError, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number
 from opdiff.graph import GraphFormatError, read_graph
@@ -281,9 +281,12 @@ def check_layout(data: bytes) -> None:
     target_format = take.pick(_TARGETS)
     target_shape = take.dims(6, 40) if take.int(0, 1) else None
     try:
-        tensor.to_numpy(format=target_format, shape=target_shape if target_format else None)
+        laid_out = tensor.to_numpy(format=target_format, shape=target_shape if target_format else None)
+        view = tensor.view(target_format, target_shape if target_format else None)
     except DumpFormatError:
         pass
+    else:
+        _check_metrics_of_view(view, laid_out)
     try:
         tensor.to_numpy()
     except DumpFormatError:
@@ -294,6 +297,22 @@ def check_layout(data: bytes) -> None:
         return
     if tensor.dtype not in ("int4", "hifloat8", "bool") and stored.tobytes() != tensor.stored_bytes()[: stored.nbytes].tobytes():
         raise AssertionError("the as-stored read differs from the stored bytes")
+
+
+def _check_metrics_of_view(view, laid_out: np.ndarray) -> None:
+    """The metric engine reading the view (chunks, or C0 groups in one pass) sees the elements that
+    to_numpy decoded: same count, extremes and NaN/Inf counts as the array compared as a plain one."""
+    flat = laid_out.reshape(-1)
+    if flat.dtype.kind == "c":
+        flat = flat.view(flat.real.dtype)
+    got = tensor_metrics(view, view, threads=2)
+    want = opdiff.metrics(flat, flat, threads=1)
+    same = lambda a, b: a == b or (a != a and b != b)  # noqa: E731  NaN equals NaN here
+    for name in ("min", "max", "nan", "pos_inf", "neg_inf"):
+        if not same(getattr(got.x, name), getattr(want.x, name)):
+            raise AssertionError(f"metrics of the view disagree with to_numpy on {name}: {getattr(got.x, name)} vs {getattr(want.x, name)}")
+    if got.count != want.count:
+        raise AssertionError(f"metrics of the view count {got.count} elements, to_numpy {want.count}")
 
 
 def layout_seeds(folder: Path) -> List[bytes]:
