@@ -90,3 +90,29 @@ def test_compared_rows_carry_the_partner_facts(tmp_path):
     assert compared_in.shape == (2, 3, 4) and compared_in.reasons == ()
     assert compared_out.metrics.max_absolute_error == 0.0
     assert compared_out.reasons == ("The shapes differ ([6, 4] vs [2, 3, 4]): compared element by element in flat order.",)
+
+
+def test_a_tensor_that_cannot_be_laid_out_is_reported_and_the_op_goes_on(tmp_path):
+    mine, golden = two_sides(tmp_path)
+    values = np.arange(24, dtype=np.float16)
+    header = pb.DumpData(version="2.0", op_name="add_1")
+    good, bad = header.input.add(), header.output.add()
+    for tensor, layout in ((good, pb.FORMAT_ND), (bad, pb.FORMAT_NC1HWC0)):  # NC1HWC0 needs 5 dims
+        tensor.data_type, tensor.format, tensor.size = pb.DT_FLOAT16, layout, values.nbytes
+        tensor.shape.dim.extend([2, 3, 4])
+    message = header.SerializeToString()
+    (mine / NAME.format(ts=TS)).write_bytes(struct.pack("<Q", len(message)) + message + values.tobytes() * 2)
+    write(golden, [values.reshape(2, 3, 4)], [values.reshape(2, 3, 4)])
+    rows = rows_by_tensor(opdiff.compare(mine, golden))
+    assert rows["add_1:input:0"].compared
+    failed = rows["add_1:output:0"]
+    assert not failed.compared and len(failed.reasons) == 1 and str(mine) in failed.reasons[0], failed.reasons
+
+
+def test_every_core_status_has_a_python_name():
+    from opdiff import _core
+    from opdiff.engine import PairStatus
+
+    assert "compared, golden_unreadable, my_type_unsupported, golden_type_unsupported, counts_differ, failed" in _core.compare_pairs.__doc__
+    assert [status.value for status in PairStatus] == ["compared", "golden_unreadable", "my_type_unsupported",
+                                                      "golden_type_unsupported", "counts_differ", "failed"]

@@ -9,6 +9,7 @@ import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from enum import Enum
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from opdiff._frozen import build_frozen
@@ -23,6 +24,17 @@ from opdiff.report.rows import CompareRow
 
 FP16_OVERFLOW = 65504.0
 NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
+
+
+class PairStatus(str, Enum):
+    """How a pair sent to ``_core.compare_pairs`` came out (cpp/include/opdiff/pair_batch.hpp)."""
+
+    COMPARED = "compared"
+    GOLDEN_UNREADABLE = "golden_unreadable"
+    MY_TYPE_UNSUPPORTED = "my_type_unsupported"
+    GOLDEN_TYPE_UNSUPPORTED = "golden_type_unsupported"
+    COUNTS_DIFFER = "counts_differ"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -229,14 +241,14 @@ class Engine:
     def _pair_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget, outcome: dict) -> CompareRow:
         """The row of one pair from the core's outcome (``_core.compare_pairs``), with the reasons in
         the reference's words when it could not be compared."""
-        status = outcome["status"]
-        if status != "compared":
-            if status == "golden_unreadable":
+        status = PairStatus(outcome["status"])
+        if status is not PairStatus.COMPARED:
+            if status is PairStatus.GOLDEN_UNREADABLE:
                 reason = f"[{plan.op_name}] {outcome['message']}"
-            elif status in ("my_type_unsupported", "golden_type_unsupported"):
-                name = mine.data_type_name if status == "my_type_unsupported" else data_type_name(outcome["golden_data_type"])
+            elif status in (PairStatus.MY_TYPE_UNSUPPORTED, PairStatus.GOLDEN_TYPE_UNSUPPORTED):
+                name = mine.data_type_name if status is PairStatus.MY_TYPE_UNSUPPORTED else data_type_name(outcome["golden_data_type"])
                 reason = f"[{plan.op_name}] The data type {name} is not supported."
-            elif status == "counts_differ":
+            elif status is PairStatus.COUNTS_DIFFER:
                 reason = (f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
                           f"({outcome['my_shape']}) can not be compared to the right dump data({outcome['golden_shape']}).")
             else:
