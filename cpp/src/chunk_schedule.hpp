@@ -41,7 +41,8 @@ class ChunkSchedule {
       pieces_ = (plane_ + kChunkElements - 17) / (kChunkElements - 16);
       const uint64_t planes = n_ / plane_;
       for (uint64_t plane = 0; plane < planes;) {
-        const uint32_t siblings = uint32_t(std::clamp<uint64_t>(tiled.siblings_from(plane), 1, planes - plane));
+        const uint64_t most = std::min<uint64_t>(planes - plane, ElementSource::kMaxSiblings);
+        const uint32_t siblings = uint32_t(std::clamp<uint64_t>(tiled.siblings_from(plane), 1, most));
         groups_.emplace_back(plane, siblings);
         plane += siblings;
         max_ranges_ = std::max(max_ranges_, siblings);
