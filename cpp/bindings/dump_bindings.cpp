@@ -100,17 +100,11 @@ TensorView view_of(const FileHandle& file, const std::string& role, uint32_t ind
   return make_tensor_view(file, parse_role(role), index, target);
 }
 
-// `max_elements` > 0 compares only the first that many elements of each side (-max N).
+// `max_elements` > 0 compares only the first that many elements of each side (-max N). Different
+// element counts are refused by compare_tensor_views (std::invalid_argument: a ValueError here).
 MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, double atol, bool kl,
                       bool scalar_shape, size_t threads, uint64_t max_elements) {
-  if (x.source->size() != y.source->size())
-    throw py::value_error("element counts differ: " + std::to_string(x.source->size()) + " vs " +
-                          std::to_string(y.source->size()));
-  MetricsOptions options;
-  options.rtol = rtol;
-  options.atol = atol;
-  options.kl = kl;
-  options.scalar_shape = scalar_shape;
+  const MetricsOptions options{rtol, atol, kl, scalar_shape};
   py::gil_scoped_release release;
   ThreadPool& pool = default_thread_pool();
   return compare_tensor_views(x, y, options, max_elements, &pool, threads == 0 ? pool.size() : threads);
@@ -147,10 +141,7 @@ py::list compare_pairs_for_python(const FileHandle& mine, const py::list& reques
     r.max_elements = request[6].cast<uint64_t>();
     parsed.push_back(std::move(r));
   }
-  MetricsOptions options;
-  options.rtol = rtol;
-  options.atol = atol;
-  options.kl = kl;
+  const MetricsOptions options{rtol, atol, kl, false};  // scalar_shape: decided per pair
   std::vector<PairOutcome> outcomes;
   {
     py::gil_scoped_release release;

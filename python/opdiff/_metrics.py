@@ -169,8 +169,9 @@ class Metrics:
         }
 
 
-def _is_scalar_shape(shape: Sequence[int]) -> bool:
-    # The reference's test: sum(dims) == len(dims) (so [], [1], [1, 1] are scalar).
+def is_scalar_shape(shape: Sequence[int]) -> bool:
+    """The reference's "scalar" shape type: the dims sum to their count ([], [1], [1, 1], also
+    [2, 0]); such a tensor gets cosine 1."""
     return sum(shape) == len(shape)
 
 
@@ -253,7 +254,7 @@ def compute_metrics(
         rtol=float(rtol),
         atol=float(atol),
         kl="KullbackLeiblerDivergence" in chosen,
-        scalar_shape=_is_scalar_shape(x.shape),
+        scalar_shape=is_scalar_shape(x.shape),
         threads=threads or 0,
         simd=simd,
     )

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from opdiff._frozen import build_frozen
-from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics, metrics_from_core
+from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics, is_scalar_shape, metrics_from_core
 from opdiff import _core
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_number
@@ -104,9 +104,15 @@ def _shape_note(positional: bool, my_shape: Tuple[int, ...], golden_shape: Tuple
     return ()
 
 
-def _is_scalar_shape(shape: Sequence[int]) -> bool:
-    """The reference's "scalar" shape type: the dims sum to their count ([], [1], [1, 1], also [2, 0])."""
-    return sum(shape) == len(shape)
+def _golden_is_nd(target: GoldenTarget) -> bool:
+    return target.format in (None, "", "ND")
+
+
+def my_layout(positional: bool, target: GoldenTarget) -> Optional[str]:
+    """The format my tensor is laid out in to meet its partner: the golden file's (with the
+    golden's shape, padding removed), or None for each side in its own logical layout (NPU against
+    NPU, or against an ND golden)."""
+    return None if positional or _golden_is_nd(target) else target.format
 
 
 def _reference_shape(positional: bool, mine: DumpTensor, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
@@ -115,8 +121,8 @@ def _reference_shape(positional: bool, mine: DumpTensor, target: GoldenTarget, c
     since it then compares without converting the layout (§4.4), except from FRACTAL_NZ/NDC1HWC0."""
     if positional:
         return tuple(mine.shape)
-    golden_nd = target.format in (None, "", "ND") and mine.format_name not in NZ_LIKE
-    if golden_nd or _is_scalar_shape(mine.shape):
+    golden_nd = _golden_is_nd(target) and mine.format_name not in NZ_LIKE
+    if golden_nd or is_scalar_shape(mine.shape):
         return (count,)
     return None
 
@@ -125,9 +131,10 @@ def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor,
     """The two layout views to compare. Against a golden file, my tensor is laid out in the golden's
     format and shape (padding removed); NPU against NPU, each side in its own logical layout."""
     golden_view = theirs.view()
-    if plan_is_positional or target.format in (None, "", "ND"):
+    layout = my_layout(plan_is_positional, target)
+    if layout is None:
         return mine.view(), golden_view
-    return mine.view(target.format, tuple(golden_view.shape)), golden_view
+    return mine.view(layout, tuple(golden_view.shape)), golden_view
 
 
 class Engine:
@@ -180,11 +187,10 @@ class Engine:
                     continue
                 pending.append((len(rows), tensor_index, tensor, target))
                 rows.append(None)
-                # Against a golden file my tensor takes the golden's format and shape (padding
-                # removed); NPU against NPU, or an ND golden, each side its own logical layout.
-                layout = None if positional or target.format in (None, "", "ND") else format_number(target.format)
+                layout = my_layout(positional, target)
                 # The reference applies -max against golden files only, not NPU against NPU.
-                requests.append((role, k, target.path, target.role, target.index, layout, 0 if positional else self.options.max_elements))
+                requests.append((role, k, target.path, target.role, target.index, None if layout is None else format_number(layout),
+                                 0 if positional else self.options.max_elements))
         if requests:
             outcomes = _core.compare_pairs(mine.tensors[0]._file, requests, self.files.core, rtol=self.options.rtol,
                                            atol=self.options.atol, kl=self._kl, threads=self._pair_threads)

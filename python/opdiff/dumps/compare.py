@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from opdiff import _core
-from opdiff._metrics import Metrics, SideStats, metrics_from_core
+from opdiff._metrics import Metrics, SideStats, is_scalar_shape, metrics_from_core
 from opdiff.dumps.reader import DumpTensor
 
 ViewLike = Union[DumpTensor, "_core.TensorView"]
@@ -45,7 +45,7 @@ def tensor_metrics(
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     x, y = _view(my), _view(golden)
     raw = _core.compare_views(x, y, rtol=float(rtol), atol=float(atol), kl=kl,
-                              scalar_shape=sum(x.shape) == len(x.shape), threads=threads or 0,
+                              scalar_shape=is_scalar_shape(x.shape), threads=threads or 0,
                               max_elements=max_elements)
     return metrics_from_core(raw)
 
