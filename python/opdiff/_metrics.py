@@ -107,6 +107,7 @@ class Metrics:
     │ MeanRelativeError         │              0.047619 │
     │ SQNR (dB)                 │               18.3885 │
     │ allclose fraction         │              0.666667 │
+    │ NormRatioError            │             0.0991148 │
     └───────────────────────────┴───────────────────────┘
     ┏━━━━━━━━┳━━━━━┳━━━━━┳━━━━━━━━━┳━━━━━━━━━━┳━━━━━┳━━━━━━┳━━━━━━┓
     ┃ side   ┃ min ┃ max ┃    mean ┃      std ┃ NaN ┃ +Inf ┃ -Inf ┃

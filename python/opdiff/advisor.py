@@ -220,7 +220,7 @@ def _first_divergence(ctx: _Context) -> Optional[Finding]:
         + input_evidence
     )
     if not inputs_fail and (growth > DRIFT_GROWTH or not inputs):
-        received = (f"{start} receives inputs that match the golden" if inputs else
+        received = (f"{start} receives inputs that match the golden and" if inputs else
                     f"{start} is the first op whose output fails (its inputs have no golden partner to check), and it")
         return Finding(
             FindingKind.CULPRIT, start, out_row.tensor_index, out_row.index, evidence,
