@@ -179,10 +179,11 @@ def _op_table(fusion_map: "FusionMap", limit: int) -> "Table":
     from rich.table import Table
 
     table = Table(title=f"ops ({len(fusion_map.ops)})", caption=_cut_caption(len(fusion_map.ops), limit, "ops"))
+    table.add_column("id", justify="right")
     for column in ("op", "type", "original ops"):
         table.add_column(column)
     for op in _limited(list(fusion_map.ops), limit):
-        table.add_row(escape(op.name), escape(op.type), escape(", ".join(op.original_names)) or "*")
+        table.add_row(str(op.id), escape(op.name), escape(op.type), escape(", ".join(op.original_names)) or "*")
     return table
 
 

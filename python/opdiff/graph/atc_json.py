@@ -31,7 +31,16 @@ def read_atc_json(path: PathLike) -> FusionMap:
 
 
 def load_atc_json(path: PathLike) -> Any:
-    """The parsed JSON document at `path` (a UTF-8 BOM allowed); GraphFormatError when it is not JSON."""
+    """The parsed JSON document at `path` (a UTF-8 BOM allowed); GraphFormatError when it is not JSON.
+
+    >>> import codecs, os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "rule.json")
+    ...     with open(path, "wb") as f:
+    ...         _ = f.write(codecs.BOM_UTF8 + b'{"graph": []}')
+    ...     load_atc_json(path)
+    {'graph': []}
+    """
     source = os.fspath(path)
     try:
         with open(source, "rb") as handle:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional
+
+from opdiff.graph.proto import ge_ir_pb2 as ge
 
 ATC_CMDLINE = "atc_cmdline"
 SOC_VERSION = "soc_version"
@@ -41,7 +43,11 @@ class ModelFacts:
 
 
 def model_facts(strings: Mapping[str, str]) -> ModelFacts:
-    """ModelFacts from the model's string attributes (name -> value)."""
+    """ModelFacts from the model's string attributes (name -> value).
+
+    >>> model_facts({"soc_version": "Ascend310", "atc_cmdline": "atc --soc_version=Ascend910"}).soc_version
+    'Ascend310'
+    """
     cmdline = strings.get(ATC_CMDLINE) or None
     soc = strings.get(SOC_VERSION) or None
     from_cmdline = False
@@ -65,9 +71,16 @@ def soc_of_cmdline(cmdline: str) -> Optional[str]:
     return found[-1] if found else None
 
 
-def string_attrs_of_model_def(model_def: Any) -> Mapping[str, str]:
-    """The wanted string attributes of a ge.proto.ModelDef (bytes decoded as UTF-8, bad bytes replaced)."""
-    found = {}
+def string_attrs_of_model_def(model_def: ge.ModelDef) -> Mapping[str, str]:
+    """The wanted string attributes of a ModelDef (bytes decoded as UTF-8, bad bytes replaced).
+
+    >>> model = ge.ModelDef()
+    >>> model.attr["atc_cmdline"].s = b"atc --soc_version=Ascend310"
+    >>> model.attr["stream_num"].i = 2
+    >>> dict(string_attrs_of_model_def(model))
+    {'atc_cmdline': 'atc --soc_version=Ascend310'}
+    """
+    found: Dict[str, str] = {}
     for key in _WANTED:
         if key in model_def.attr and model_def.attr[key].WhichOneof("value") == "s":
             found[key] = model_def.attr[key].s.decode("utf-8", "replace")
@@ -75,9 +88,13 @@ def string_attrs_of_model_def(model_def: Any) -> Mapping[str, str]:
 
 
 def string_attrs_of_json(doc: Any) -> Mapping[str, str]:
-    """The wanted string attributes of an atc JSON document's top-level `attr` array (others ignored)."""
+    """The wanted string attributes of an atc JSON document's top-level `attr` array (others ignored).
+
+    >>> dict(string_attrs_of_json({"attr": [{"key": "soc_version", "value": {"s": "Ascend310"}}, {"key": "x"}]}))
+    {'soc_version': 'Ascend310'}
+    """
     attrs = doc.get("attr") if isinstance(doc, dict) else None
-    found = {}
+    found: Dict[str, str] = {}
     for entry in attrs if isinstance(attrs, list) else ():
         if isinstance(entry, dict) and entry.get("key") in _WANTED and isinstance(entry.get("value"), dict):
             value = entry["value"].get("s")

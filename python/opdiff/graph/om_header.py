@@ -54,9 +54,10 @@ class OmHeader:
 
     `model_num` is None in a "1.0" header, which has no such field; `model_length` is 0 there.
 
-    >>> header = parse_header(bytes.fromhex("494d4f4400010000") + bytes(248), "m.om")
-    >>> header.version_name, header.table_kind.value, header.data_length, header.submodel_count
-    ('2.0', 'tiny', 0, 1)
+    >>> start = bytes.fromhex("494d4f44" "00010000" "00000010")  # "IMOD", headsize 256, version 0x10000000
+    >>> header = parse_header(start + bytes(244), "m.om")
+    >>> header.version_name, header.model_num, header.table_kind.value, header.submodel_count
+    ('1.0', None, 'tiny', 1)
     """
 
     version: int

@@ -102,6 +102,9 @@ def walk_submodels(data: bytes, header: OmHeader, path: str) -> Tuple[Tuple[SubM
             cursor += size
         submodels.append(SubModel(index, tuple(partitions)))
         offset = cursor
+    if offset != end and header.data_length == 0:
+        raise GraphFormatError(path, f"{end - offset} trailing bytes after the partitions, which end at byte {offset} "
+                                     f"(the header announces no data length)")
     if offset != end:
         raise GraphFormatError(path, f"partitions end at byte {offset}, but the header announces {end}")
     return tuple(submodels), tuple(notes)
