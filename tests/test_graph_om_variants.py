@@ -175,6 +175,19 @@ def test_graph_command_shows_the_facts_of_a_real_atc_json(sample, soc, toolkit):
     assert graph.facts.atc_cmdline in result.stdout and re.search(rf"soc_version\s+│ {soc}\s", result.stdout)
 
 
+def test_graph_command_shows_the_facts_of_an_om2_package(tmp_path):
+    from opdiff.graph import export_atc_json
+
+    om_path = write_om(tmp_path / "m.om", [atc_partitions(many_op_model().SerializeToString())])
+    doc = export_atc_json(read_om(om_path))
+    doc["attr"] = [{"key": "atc_cmdline", "value": {"s": CMDLINE}}, {"key": "stream_num", "value": {"i": 1}}]
+    package = write_om2(tmp_path / "m2.om", doc, model_binary=om_path.read_bytes())
+    result = run_graph(package, "--limit", "0")
+    assert result.returncode == 0, result.stderr
+    assert "OM2 package" in result.stdout and CMDLINE in result.stdout and "Ascend310 (from the ATC command line)" in result.stdout
+    assert "npu_op_29" in result.stdout and "partitions (" not in result.stdout
+
+
 # --- refusals on every variant: exit 2, one message naming the file --------------------------------
 
 def assert_refused(path, fragment):

@@ -23,8 +23,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser = subparsers.add_parser(
         "graph",
         help="summarise the fusion provenance of an .om model or its atc JSON; export atc JSON",
-        description="Read an offline model (.om, OM2 package or atc --mode=1 JSON) and show its ops, "
-        "fused ops, relations, inputs and outputs.",
+        description="Read an offline model (.om, OM2 package or atc --mode=1 JSON) and show its header and "
+        "partitions (an .om), the ATC command line and soc_version, its ops, fused ops, relations, inputs and outputs.",
     )
     parser.add_argument("model", metavar="MODEL", help="an .om file, OM2 package or atc --mode=1 JSON")
     parser.add_argument("--json", metavar="OUT", help="also write an atc --mode=1-compatible JSON here")
@@ -37,7 +37,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from opdiff.graph.errors import GraphFormatError
-
     from opdiff.graph.read import read_graph_file
 
     console = Console()
