@@ -207,7 +207,8 @@ def om_seeds(folder: Path) -> List[bytes]:
     no_length[76:80] = bytes(4)  # a "1.0" header whose length is 0: read by the partition table alone
     seeds.append(bytes(no_length))
     seeds.append(write_om2(folder / "package.om", {"graph": [{"name": "g", "op": []}]}).read_bytes())
-    seeds.append(write_om2(folder / "no_graph.om", None, model_binary=seeds[0]).read_bytes())
+    seeds.append(write_om2(folder / "package_with_model.om", {"graph": [{"name": "g", "op": []}]},
+                           model_binary=seeds[0]).read_bytes())
     return seeds
 
 
