@@ -7,6 +7,8 @@ import gc
 from collections import Counter
 from typing import TYPE_CHECKING, Iterable
 
+from opdiff.commands.errors import print_error
+
 if TYPE_CHECKING:
     from typing import Optional
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             write_atc_json(fusion_map, args.json)
     except (GraphFormatError, OSError) as error:
         problem = str(error) if isinstance(error, GraphFormatError) else f"{args.json}: {error.strerror or error}"
-        Console(stderr=True).print(Text.assemble(("opdiff graph: error: ", "bold red"), problem), soft_wrap=True)
+        print_error(problem, prefix="opdiff graph: error: ")
         return 2
     _print_summary(console, graph, args.limit)
     if args.json:
