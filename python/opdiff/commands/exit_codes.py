@@ -17,4 +17,5 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2  # bad arguments or unreadable inputs (the message names the file)
     THRESHOLDS = 3  # compare: --fail and a failing tensor, or a --fail-under limit violated
     OVERFLOW = 4  # overflow: --fail and an op overflows
+    INVALID_DUMP_DATA = 11  # info: a file that is no readable dump (the reference's code for invalid dump data)
     INTERRUPTED = 130  # Ctrl-C: what was done so far is kept

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
             dump = read_dump(path)
         except DumpFormatError as error:
             print_error(f"{error}")
-            status = int(ExitCode.BAD_INPUT)  # the others are still listed
+            status = int(ExitCode.INVALID_DUMP_DATA)  # the others are still listed
             continue
         title = f"{dump.path.name}  [dim]({dump.form}, op {dump.op_name or '-'}, version {dump.version or '-'}, timestamp {dump.timestamp or '-'})[/]"
         table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
