@@ -1,0 +1,99 @@
+"""The row schema of a statistics comparison: one tensor's statistics on both sides and their
+differences (docs/scenario-statistics.md lists the CSV columns made from it)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from opdiff.dumps.statistics import TensorStatistics
+
+
+def _difference(a: float, b: float) -> float:
+    """|a - b|, 0 where both are the same infinity or both NaN (the same statistic)."""
+    if a == b or (math.isnan(a) and math.isnan(b)):
+        return 0.0
+    return abs(a - b)
+
+
+def _relative(difference: float, reference: float) -> float:
+    if difference == 0.0:
+        return 0.0
+    return difference / abs(reference) if reference != 0.0 else math.inf
+
+
+def magnitude(stats: TensorStatistics) -> float:
+    """The largest finite |max| or |min|: the scale a statistic's error is measured against."""
+    return max((abs(v) for v in (stats.max, stats.min) if math.isfinite(v)), default=0.0)
+
+
+@dataclass(frozen=True)
+class StatisticsDifferences:
+    """How far my statistics are from the golden's.
+
+    ``*_abs`` = |my - golden|; ``*_rel`` = that over |golden| (inf when the golden statistic is 0
+    and mine is not); ``*_norm`` = that over the golden tensor's magnitude (its largest finite
+    |max| or |min|; my side's when the golden's is 0), the measure the default verdict uses: a
+    mean near 0 makes ``mean_rel`` huge for a rounding-sized change, ``mean_norm`` stays as small
+    as the rounding. ``special`` is the difference of the NaN and ±Inf counts, summed.
+
+    >>> from opdiff.dumps.statistics import TensorStatistics
+    >>> g = TensorStatistics("output", 0, "DT_FLOAT", "ND", (4,), 4, 2.0, -1.0, 0.01, 0, 0, 0)
+    >>> m = TensorStatistics("output", 0, "DT_FLOAT16", "ND", (4,), 4, 3.2, -1.6, 0.016, 0, 0, 0)
+    >>> d = StatisticsDifferences.between(m, g)
+    >>> round(d.max_rel, 6), round(d.mean_rel, 6), round(d.mean_norm, 6)
+    (0.6, 0.6, 0.003)
+    """
+
+    max_abs: float
+    min_abs: float
+    mean_abs: float
+    max_rel: float
+    min_rel: float
+    mean_rel: float
+    max_norm: float
+    min_norm: float
+    mean_norm: float
+    special: int
+
+    @classmethod
+    def between(cls, my: TensorStatistics, golden: TensorStatistics) -> "StatisticsDifferences":
+        scale = magnitude(golden) or magnitude(my) or 1.0
+        absolute = [_difference(a, b) for a, b in ((my.max, golden.max), (my.min, golden.min), (my.mean, golden.mean))]
+        relative = [_relative(d, ref) for d, ref in zip(absolute, (golden.max, golden.min, golden.mean))]
+        special = abs(my.nan - golden.nan) + abs(my.neg_inf - golden.neg_inf) + abs(my.pos_inf - golden.pos_inf)
+        return cls(*absolute, *relative, *(d / scale for d in absolute), special)
+
+
+@dataclass(frozen=True)
+class StatisticsRow:
+    """One tensor of a statistics comparison, in the tensor comparison's terms (Index, OpType,
+    NPUDump, GroundTruth, TensorIndex) plus both sides' statistics.
+
+    ``golden`` is the golden's statistics as the device would have taken them: where my side
+    stores padding the golden's logical tensor lacks, ``padding`` zeros are added to it (see
+    opdiff.statistics_engine). ``differences`` is None when the pair could not be compared, and
+    ``reasons`` says why.
+    """
+
+    index: int
+    op_type: str
+    npu_dump: str
+    ground_truth: str
+    tensor_index: str
+    my: Optional[TensorStatistics] = None
+    golden: Optional[TensorStatistics] = None
+    padding: int = 0
+    differences: Optional[StatisticsDifferences] = None
+    reasons: Tuple[str, ...] = ()
+    op_sequence: Optional[int] = None
+    my_source: str = ""  # the file my statistics come from
+    golden_source: str = ""
+
+    @property
+    def compared(self) -> bool:
+        return self.differences is not None
+
+
+__all__ = ["StatisticsDifferences", "StatisticsRow", "magnitude"]
