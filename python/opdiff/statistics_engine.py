@@ -177,9 +177,8 @@ class StatisticsEngine:
         golden, padding, reason = align(mine, theirs)
         if golden is None:
             return _row(plan, tensor_index, golden=theirs, reasons=(f"[{plan.op_name}] {reason}",), **fields)
-        notes = (f"{padding} padding zeros of my {mine.format} layout counted in the golden's statistics",) if padding else ()
         return _row(plan, tensor_index, golden=golden, padding=padding, differences=StatisticsDifferences.between(mine, golden),
-                    reasons=notes, **fields)
+                    **fields)
 
 
 def _row(plan: OpPlan, tensor_index: str, **fields: object) -> StatisticsRow:

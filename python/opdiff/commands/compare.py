@@ -62,7 +62,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "rows are named op#0, op#1, ... and ordered run by run")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it")
+                        help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it; "
+                        "statistics dumps take their own metrics (MaxNormDiff, MeanRelDiff, ...: docs/scenario-statistics.md)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when the output is a terminal)")
     parser.set_defaults(run=run)
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.comparison import DEFAULT_THRESHOLDS, Threshold, compare, result_file_name
+    from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold, compare, result_file_name
     from opdiff.graph import GraphFormatError, read_graph
     from opdiff.report.console import print_report
 
@@ -147,7 +148,11 @@ def _run(args: argparse.Namespace) -> int:
 
             require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
-        thresholds = [Threshold.parse(text) for text in args.fail_under]
+        from opdiff.report.statistics_verdict import StatisticsVerdict, is_statistics_threshold
+
+        # Limits on statistics metrics apply when a side holds statistics dumps (commands/compare_statistics.py).
+        statistics_verdict = StatisticsVerdict.from_texts([text for text in args.fail_under if is_statistics_threshold(text)])
+        thresholds = [Threshold.parse(text) for text in args.fail_under if not is_statistics_threshold(text)]
         if args.max_cmp_size < 0:
             raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -180,6 +185,13 @@ def _run(args: argparse.Namespace) -> int:
         )
     except (ValueError, OSError, GraphFormatError) as error:
         errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        return EXIT_BAD_INPUT
+    if not isinstance(report, Report):  # a statistics comparison: its own verdict and reports
+        from opdiff.commands.compare_statistics import finish_statistics_compare
+
+        return finish_statistics_compare(report, args, formats, statistics_verdict, thresholds)
+    if statistics_verdict.thresholds:
+        errors.print("[red]error:[/] statistics metrics in --fail-under apply to statistics dumps only", highlight=False)
         return EXIT_BAD_INPUT
     console = Console()
     print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
