@@ -115,7 +115,7 @@ def test_damaged_csvs_become_rows_or_notes(tmp_path: Path, capsys: pytest.Captur
     reasons = {row["tensor_index"]: " ".join(row["reasons"]) for row in document["rows"] if row["result"] == "not compared"}
     assert "truncated" in reasons[f"{faulty.npu_ops[0]}:output:0"] and str(files[0]) in reasons[f"{faulty.npu_ops[0]}:output:0"]
     assert "wrong header" in reasons["NaN"] and str(files[1]) in reasons["NaN"]
-    assert "is not a number" in reasons[f"{faulty.npu_ops[2]}:input:0"]
+    assert "'zero' is not a whole number" in reasons[f"{faulty.npu_ops[2]}:input:0"]
     assert any(str(files[2]) in note and "names no tensor" in note for note in document["notes"])
     assert document["rows"][-1]["result"] == "fail"  # the rest was compared
 

@@ -17,6 +17,7 @@ import math
 from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
+from opdiff._frozen import build_frozen
 from opdiff.dumps import DumpFormatError, read_dump, tensor_stats
 from opdiff.dumps.reader import DumpFile, DumpTensor
 from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_statistics
@@ -128,9 +129,7 @@ class StatisticsEngine:
         for plan in plans:
             yield from self.plan_rows(plan)
 
-    def _partner(self, path: str, positional: bool) -> _Source:
-        if positional:  # NPU vs NPU: each partner file serves one op
-            return self._note(_Source(path))
+    def _partner(self, path: str) -> _Source:
         source = self._partners.get(path)
         if source is None:
             if len(self._partners) >= _CACHE_LIMIT:
@@ -149,7 +148,8 @@ class StatisticsEngine:
         mine = self._note(_Source(plan.my_path))
         if mine.error is not None:
             return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {mine.error}",))]
-        positional = plan.positional_partner is not None
+        # NPU vs NPU every tensor's partner is in one file: read it once for the op.
+        partner = self._note(_Source(plan.positional_partner)) if plan.positional_partner is not None else None
         rows = []
         for role, k in mine.entries():
             target: GoldenTarget = plan.input_target(k) if role == "input" else plan.output_target(k)
@@ -162,15 +162,15 @@ class StatisticsEngine:
             elif target.path is None:
                 rows.append(_row(plan, tensor_index, my=found, reasons=(target.reason or "no partner",), my_source=plan.my_path))
             else:
-                rows.append(self._pair_row(plan, tensor_index, found, target, positional))
+                rows.append(self._pair_row(plan, tensor_index, found, target, partner or self._partner(target.path)))
         if not rows:
             return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {plan.my_path}: holds no tensor to compare",))]
         return rows
 
     def _pair_row(self, plan: OpPlan, tensor_index: str, mine: TensorStatistics, target: GoldenTarget,
-                  positional: bool) -> StatisticsRow:
+                  partner: _Source) -> StatisticsRow:
         assert target.path is not None
-        theirs = self._partner(target.path, positional).lookup(target.role, target.index)
+        theirs = partner.lookup(target.role, target.index)
         fields = dict(my=mine, my_source=plan.my_path or "", golden_source=target.path)
         if isinstance(theirs, str):
             return _row(plan, tensor_index, reasons=(theirs,), **fields)
@@ -181,9 +181,14 @@ class StatisticsEngine:
                     **fields)
 
 
+_ROW_DEFAULTS = {"my": None, "golden": None, "padding": 0, "differences": None, "reasons": (), "my_source": "", "golden_source": ""}
+
+
 def _row(plan: OpPlan, tensor_index: str, **fields: object) -> StatisticsRow:
-    return StatisticsRow(index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
-                         tensor_index=tensor_index, op_sequence=plan.op_sequence, **fields)  # type: ignore[arg-type]
+    # Built from its field dict (opdiff._frozen): a big run makes 200,000 rows.
+    return build_frozen(StatisticsRow, {
+        **_ROW_DEFAULTS, "index": plan.index, "op_type": plan.op_type, "npu_dump": plan.npu_dump,
+        "ground_truth": plan.ground_truth, "tensor_index": tensor_index, "op_sequence": plan.op_sequence, **fields})
 
 
 __all__ = ["PADDED_FORMATS", "StatisticsEngine", "align", "statistics_of_tensor", "with_padding"]

@@ -34,9 +34,10 @@ def number(value: float) -> str:
 def _side(stats: Optional[TensorStatistics]) -> List[str]:
     if stats is None:
         return [""] * len(_SIDE)
-    shape = "[" + ",".join(str(d) for d in stats.shape) + "]"
-    return [stats.data_type, stats.format, shape, str(stats.count), number(stats.max), number(stats.min), number(stats.mean),
-            str(stats.nan), str(stats.neg_inf), str(stats.pos_inf)]
+    shape = "[" + ",".join(map(str, stats.shape)) + "]"
+    # Type and format names come from the files: text a spreadsheet must not run as a formula.
+    return [safe_cell(stats.data_type), safe_cell(stats.format), shape, str(stats.count), number(stats.max), number(stats.min),
+            number(stats.mean), str(stats.nan), str(stats.neg_inf), str(stats.pos_inf)]
 
 
 def result_of(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
@@ -48,7 +49,7 @@ def result_of(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
 
 def statistics_cells(row: StatisticsRow, verdict: StatisticsVerdict) -> List[str]:
     """The row's cells in COLUMNS order."""
-    cells = [str(row.index), row.op_type, row.npu_dump, row.ground_truth, row.tensor_index]
+    cells = [str(row.index), safe_cell(row.op_type), safe_cell(row.npu_dump), safe_cell(row.ground_truth), safe_cell(row.tensor_index)]
     cells += _side(row.my) + _side(row.golden)
     d = row.differences
     if d is None:
@@ -56,8 +57,8 @@ def statistics_cells(row: StatisticsRow, verdict: StatisticsVerdict) -> List[str
     else:
         cells += [str(row.padding)] + [number(v) for v in (d.max_abs, d.min_abs, d.mean_abs, d.max_rel, d.min_rel, d.mean_rel,
                                                           d.max_norm, d.min_norm, d.mean_norm)] + [str(d.special)]
-    cells += [result_of(row, verdict), " ".join(row.reasons)]
-    return [safe_cell(cell) for cell in cells]
+    cells += [result_of(row, verdict), safe_cell(" ".join(row.reasons))]
+    return cells
 
 
 def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
