@@ -145,3 +145,24 @@ def test_reports_and_advisor(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     page = next(out.glob("result_*.html")).read_text()
     assert "first failing tensor in execution order: layer4/mul:output:0" in page and "<script" not in page
     assert (out / "advisor_summary.txt").read_text().startswith("Detection Type: culprit op")
+
+
+def test_statistics_fusion_on_against_off_through_both_rules(tmp_path: Path) -> None:
+    faulty, clean = faulty_and_clean(tmp_path, "NC1HWC0", "bfloat16")
+    report = opdiff.compare(faulty.npu, clean.npu, fusion_rule=faulty.rule, close_fusion_rule=clean.rule)
+    assert report.scenario.name == "FUSION_ON_VS_OFF" and first_failing(report) == "layer4/mul:output:0"
+    clean_run = opdiff.compare(clean.npu, clean.npu, fusion_rule=clean.rule, close_fusion_rule=clean.rule)
+    assert clean_run.summary()["failing"] == 0 and clean_run.summary()["compared"] == 11  # the Data op feeds no dump
+
+
+def test_rows_built_from_field_dicts_equal_the_constructors(tmp_path: Path) -> None:
+    from dataclasses import fields
+
+    from opdiff.dumps.statistics import TensorStatistics
+    from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
+
+    _, clean = faulty_and_clean(tmp_path, "ND", "float16")
+    row = opdiff.compare(clean.npu, clean.golden, fusion_rule=clean.rule).compared[0]
+    assert row == StatisticsRow(**{f.name: getattr(row, f.name) for f in fields(StatisticsRow)})
+    assert row.differences == StatisticsDifferences(**{f.name: getattr(row.differences, f.name) for f in fields(StatisticsDifferences)})
+    assert row.my == TensorStatistics(**{f.name: getattr(row.my, f.name) for f in fields(TensorStatistics)})
