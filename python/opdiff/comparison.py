@@ -287,7 +287,9 @@ def compare(
     compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
     ``max_elements`` > 0 compares only the first N elements of each tensor against golden files
     (the reference's ``-max N``; NPU against NPU always compares everything). ``all_occurrences``
-    compares every dump of an op, not only the newest (see :func:`plan`).
+    compares every dump of an op, not only the newest (see :func:`plan`). When either side holds
+    statistics dumps (``{dump name}.csv``), the result is a
+    :class:`opdiff.statistics_comparison.StatisticsReport` instead (docs/scenario-statistics.md).
     """
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")

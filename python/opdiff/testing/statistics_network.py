@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
@@ -89,11 +89,11 @@ def write_statistics_case(folder: Path, *, layout: str = "NC1HWC0", dtype: str =
         factor = np.float32(scale if fault_from is not None and task >= fault_from else 1.0)
         output = (golden[op.output] * factor).astype(stored)
         name = f"{op.type}.{escape_op_name(op.name)}.{task + 1}.1.{TIMESTAMP + task + 1}"
-        tensors: Dict[str, List[Tensor]] = {"inputs": [Tensor(previous, layout=layout)], "outputs": [Tensor(output, layout=layout)]}
+        inputs, outputs = [Tensor(previous, layout=layout)], [Tensor(output, layout=layout)]
         if full_dumps:
-            write_dump(paths.npu / name, op.name, **tensors)
+            write_dump(paths.npu / name, op.name, inputs=inputs, outputs=outputs)
         else:
-            write_statistics(paths.npu / f"{name}.csv", **tensors)
+            write_statistics(paths.npu / f"{name}.csv", inputs=inputs, outputs=outputs)
         previous = output
     shapes = {name: array.shape for name, array in golden.items()}
     write_atc_json(fusion_rule(list(NPU_OPS), shapes), paths.rule)
