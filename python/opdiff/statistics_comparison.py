@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
+from opdiff.graph.gc_pause import gc_paused
 from opdiff.match import OpPlan, Scenario
 from opdiff.report.statistics_csv import write_statistics_csv
 from opdiff.report.statistics_rows import StatisticsRow
@@ -87,17 +88,19 @@ def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: P
     verdict; Ctrl-C returns what was compared, with ``complete=False``."""
     report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes))
     engine = StatisticsEngine()
-    try:
-        for row in engine.rows(list(plans)):
-            report.rows.append(row)
-    except KeyboardInterrupt:
-        report.complete = False
-    report.notes += engine.notes
-    if csv is not None:
-        target = Path(csv)
-        if not report.complete:
-            target = target.with_name(target.stem + ".incomplete.csv")
-        report.csv_path = report.to_csv(target)
+    # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
+    with gc_paused():
+        try:
+            for row in engine.rows(list(plans)):
+                report.rows.append(row)
+        except KeyboardInterrupt:
+            report.complete = False
+        report.notes += engine.notes
+        if csv is not None:
+            target = Path(csv)
+            if not report.complete:
+                target = target.with_name(target.stem + ".incomplete.csv")
+            report.csv_path = report.to_csv(target)
     return report
 
 
