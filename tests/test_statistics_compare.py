@@ -166,3 +166,25 @@ def test_rows_built_from_field_dicts_equal_the_constructors(tmp_path: Path) -> N
     assert row == StatisticsRow(**{f.name: getattr(row, f.name) for f in fields(StatisticsRow)})
     assert row.differences == StatisticsDifferences(**{f.name: getattr(row.differences, f.name) for f in fields(StatisticsDifferences)})
     assert row.my == TensorStatistics(**{f.name: getattr(row.my, f.name) for f in fields(TensorStatistics)})
+
+
+def test_nan_on_my_side_fails_and_the_advisor_calls_it_overflow(tmp_path: Path) -> None:
+    from opdiff.statistics_advisor import advise_statistics
+
+    _, clean = faulty_and_clean(tmp_path, "ND", "float16")
+    path = sorted(clean.npu.glob("Mul.*.csv"))[0]
+    head, first, second = path.read_text().splitlines()
+    cells = second.split(",")
+    path.write_text("\n".join([head, first, ",".join(cells[:8] + ["nan", cells[9], "3", "0", "1"])]) + "\n")
+    report = opdiff.compare(clean.npu, clean.golden, fusion_rule=clean.rule)
+    assert first_failing(report) == "layer4/mul:output:0"
+    findings = advise_statistics(report)
+    assert findings[0].kind.value == "overflow" and "3 NaN, 1 +Inf" in findings[0].evidence
+
+
+def test_the_statistics_demo_names_the_faulty_op(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["demo", "--statistics", "--dir", str(tmp_path / "d"), "--layout", "NCHW", "--fault-from", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "first failing tensor in execution order: layer2/add:output:0" in out and "culprit op: layer2/add" in out
+    assert main(["demo", "--statistics", "--dir", str(tmp_path / "e"), "--fault-scale", "1"]) == 0
+    assert "every compared tensor meets the thresholds" in capsys.readouterr().out
