@@ -188,3 +188,11 @@ def test_the_statistics_demo_names_the_faulty_op(tmp_path: Path, capsys: pytest.
     assert "first failing tensor in execution order: layer2/add:output:0" in out and "culprit op: layer2/add" in out
     assert main(["demo", "--statistics", "--dir", str(tmp_path / "e"), "--fault-scale", "1"]) == 0
     assert "every compared tensor meets the thresholds" in capsys.readouterr().out
+
+
+def test_single_op_detail_on_a_statistics_dump_says_it_needs_the_full_dump(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    faulty, _ = faulty_and_clean(tmp_path, "ND", "float32")
+    code = main(["compare", "-m", str(faulty.npu), "-g", str(faulty.golden), "-f", str(faulty.rule), "-op", "layer4/mul",
+                 "-out", str(tmp_path / "out")])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2 and "a statistics dump; -op needs the op's full dump" in err
