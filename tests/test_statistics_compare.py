@@ -196,3 +196,19 @@ def test_single_op_detail_on_a_statistics_dump_says_it_needs_the_full_dump(tmp_p
                  "-out", str(tmp_path / "out")])
     err = " ".join(capsys.readouterr().err.split())
     assert code == 2 and "a statistics dump; -op needs the op's full dump" in err
+
+
+def test_the_result_csv_reads_back_cell_for_cell(tmp_path: Path) -> None:
+    import csv
+
+    from opdiff.report.statistics_csv import COLUMNS
+
+    faulty, _ = faulty_and_clean(tmp_path, "NC1HWC0", "float16")
+    report = opdiff.compare(faulty.npu, faulty.golden, fusion_rule=faulty.rule, csv=tmp_path / "r.csv")
+    with open(tmp_path / "r.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert list(rows[0]) == COLUMNS and len(rows) == len(report.rows)
+    first = rows[1]  # the fused op's input: a ground truth of two names, a shape with commas
+    assert first["GroundTruth"] == "layer1/conv,layer1/relu" and first["MyShape"] == "[2,1,7,6,16]"
+    assert first["PaddingZeros"] == str(report.rows[1].padding) and float(first["MyMax"]) == report.rows[1].my.max
+    assert [row["Result"] for row in rows].count("fail") == 5 and rows[0]["CompareFailReason"].startswith("[input]")

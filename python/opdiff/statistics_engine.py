@@ -148,30 +148,35 @@ class StatisticsEngine:
         mine = self._note(_Source(plan.my_path))
         if mine.error is not None:
             return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {mine.error}",))]
-        # NPU vs NPU every tensor's partner is in one file: read it once for the op.
+        # NPU vs NPU every tensor's partner is the same role and index in one file: read it once.
         partner = self._note(_Source(plan.positional_partner)) if plan.positional_partner is not None else None
         rows = []
         for role, k in mine.entries():
+            tensor_index = f"{plan.op_name}:{role}:{k}"
+            found = mine.lookup(role, k)
+            if partner is not None:
+                if isinstance(found, str):
+                    rows.append(_row(plan, tensor_index, reasons=(found,), my_source=plan.my_path))
+                else:
+                    rows.append(self._pair_row(plan, tensor_index, found, partner.lookup(role, k), partner.path))
+                continue
             target: GoldenTarget = plan.input_target(k) if role == "input" else plan.output_target(k)
             if target.skip:
                 continue
-            tensor_index = f"{plan.op_name}:{role}:{k}"
-            found = mine.lookup(role, k)
             if isinstance(found, str):
                 rows.append(_row(plan, tensor_index, reasons=(found,), my_source=plan.my_path))
             elif target.path is None:
                 rows.append(_row(plan, tensor_index, my=found, reasons=(target.reason or "no partner",), my_source=plan.my_path))
             else:
-                rows.append(self._pair_row(plan, tensor_index, found, target, partner or self._partner(target.path)))
+                rows.append(self._pair_row(plan, tensor_index, found, self._partner(target.path).lookup(target.role, target.index),
+                                           target.path))
         if not rows:
             return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {plan.my_path}: holds no tensor to compare",))]
         return rows
 
-    def _pair_row(self, plan: OpPlan, tensor_index: str, mine: TensorStatistics, target: GoldenTarget,
-                  partner: _Source) -> StatisticsRow:
-        assert target.path is not None
-        theirs = partner.lookup(target.role, target.index)
-        fields = dict(my=mine, my_source=plan.my_path or "", golden_source=target.path)
+    @staticmethod
+    def _pair_row(plan: OpPlan, tensor_index: str, mine: TensorStatistics, theirs: Lookup, golden_path: str) -> StatisticsRow:
+        fields = {"my": mine, "my_source": plan.my_path or "", "golden_source": golden_path}
         if isinstance(theirs, str):
             return _row(plan, tensor_index, reasons=(theirs,), **fields)
         golden, padding, reason = align(mine, theirs)

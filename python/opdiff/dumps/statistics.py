@@ -79,10 +79,12 @@ class StatisticsFile:
                 return tensor
         return None
 
+    order: List[Tuple[str, int]] = field(default_factory=list)  # every (role, index) with a line, in file order
+
     def entries(self) -> List[Tuple[str, int]]:
-        """Every (role, index) the file has a line for, usable or not: inputs first, by index."""
-        keys = {(t.role, t.index) for t in self.tensors} | set(self.problems)
-        return sorted(keys, key=lambda key: (key[0] != "input", key[1]))
+        """Every (role, index) the file has a line for, usable or not, in file order (the device
+        writes inputs, then outputs)."""
+        return self.order
 
     def missing_reason(self, role: str, index: int) -> str:
         """Why the file has no statistics for (role, index)."""
@@ -166,6 +168,7 @@ def parse_statistics(text: str, path: str) -> StatisticsFile:
             result.notes.append(f"{path}: line {number} repeats {key[0]} {key[1]}; the first is used")
             continue
         seen.add(key)
+        result.order.append(key)
         if isinstance(parsed, tuple):
             result.problems[key] = parsed[2]
         else:

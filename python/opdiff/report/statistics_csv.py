@@ -8,7 +8,6 @@ pair that could not be compared).
 
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 from typing import List, Optional, Sequence
@@ -31,13 +30,26 @@ def number(value: float) -> str:
     return f"{value:.8g}"
 
 
-def _side(stats: Optional[TensorStatistics]) -> List[str]:
+def quoted(text: str) -> str:
+    """A CSV cell as the csv module writes it (quoted only when it holds a comma, quote or line
+    end), made safe for spreadsheets (csv_writer.safe_cell)."""
+    text = safe_cell(text)
+    if "," in text or '"' in text or "\n" in text or "\r" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+_NO_SIDE = "," * (len(_SIDE) - 1)
+_NO_DIFFERENCES = "," * 10
+
+
+def _side(stats: Optional[TensorStatistics]) -> str:
     if stats is None:
-        return [""] * len(_SIDE)
-    shape = "[" + ",".join(map(str, stats.shape)) + "]"
-    # Type and format names come from the files: text a spreadsheet must not run as a formula.
-    return [safe_cell(stats.data_type), safe_cell(stats.format), shape, str(stats.count), number(stats.max), number(stats.min),
-            number(stats.mean), str(stats.nan), str(stats.neg_inf), str(stats.pos_inf)]
+        return _NO_SIDE
+    # Type and format names come from the files: text, quoted and made safe like every text cell.
+    shape = '"[' + ",".join(map(str, stats.shape)) + ']"' if len(stats.shape) > 1 else "[" + "".join(map(str, stats.shape)) + "]"
+    return (f"{quoted(stats.data_type)},{quoted(stats.format)},{shape},{stats.count},{stats.max:.8g},{stats.min:.8g},"
+            f"{stats.mean:.8g},{stats.nan},{stats.neg_inf},{stats.pos_inf}")
 
 
 def result_of(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
@@ -47,28 +59,24 @@ def result_of(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
     return "fail" if verdict.fails(row) else "pass"
 
 
-def statistics_cells(row: StatisticsRow, verdict: StatisticsVerdict) -> List[str]:
-    """The row's cells in COLUMNS order."""
-    cells = [str(row.index), safe_cell(row.op_type), safe_cell(row.npu_dump), safe_cell(row.ground_truth), safe_cell(row.tensor_index)]
-    cells += _side(row.my) + _side(row.golden)
+def statistics_line(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
+    """The row as one CSV line in COLUMNS order (without the line end). Written out rather than
+    through csv.writer: a big run writes 200,000 rows, and only the text cells need quoting."""
     d = row.differences
-    if d is None:
-        cells += [""] * 11
-    else:
-        cells += [str(row.padding)] + [number(v) for v in (d.max_abs, d.min_abs, d.mean_abs, d.max_rel, d.min_rel, d.mean_rel,
-                                                          d.max_norm, d.min_norm, d.mean_norm)] + [str(d.special)]
-    cells += [result_of(row, verdict), safe_cell(" ".join(row.reasons))]
-    return cells
+    differences = _NO_DIFFERENCES if d is None else (
+        f"{row.padding},{d.max_abs:.8g},{d.min_abs:.8g},{d.mean_abs:.8g},{d.max_rel:.8g},{d.min_rel:.8g},{d.mean_rel:.8g},"
+        f"{d.max_norm:.8g},{d.min_norm:.8g},{d.mean_norm:.8g},{d.special}")
+    return (f"{row.index},{quoted(row.op_type)},{quoted(row.npu_dump)},{quoted(row.ground_truth)},{quoted(row.tensor_index)},"
+            f"{_side(row.my)},{_side(row.golden)},{differences},{result_of(row, verdict)},{quoted(' '.join(row.reasons))}")
 
 
 def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write every row to `path` (through ``path.partial``, renamed when whole)."""
     partial = path.with_name(path.name + ".partial")
     try:
-        with open(partial, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(COLUMNS)
-            writer.writerows(statistics_cells(row, verdict) for row in rows)
+        with open(partial, "w", encoding="utf-8", newline="") as handle:
+            handle.write(",".join(COLUMNS) + "\n")
+            handle.writelines(statistics_line(row, verdict) + "\n" for row in rows)
         os.replace(partial, path)
     except BaseException:
         partial.unlink(missing_ok=True)
@@ -76,4 +84,4 @@ def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: Sta
     return path
 
 
-__all__ = ["COLUMNS", "result_of", "statistics_cells", "write_statistics_csv"]
+__all__ = ["COLUMNS", "quoted", "result_of", "statistics_line", "write_statistics_csv"]
