@@ -131,3 +131,31 @@ def test_info_on_a_bad_statistics_file_names_it_without_a_traceback(tmp_path: Pa
     assert main(["info", str(path)]) == 11
     captured = capsys.readouterr()
     assert "wrong header" in captured.err and "Traceback" not in captured.err + captured.out
+
+
+def test_the_core_reads_regular_files_as_the_python_reader_does(tmp_path: Path) -> None:
+    from opdiff import _core
+    from opdiff.dumps.statistics import read_many_statistics
+
+    rng = np.random.default_rng(5)
+    paths = []
+    for k, (layout, dtype, shape) in enumerate([("NC1HWC0", "float16", (1, 5, 2, 3)), ("FRACTAL_NZ", "bfloat16", (17, 33)),
+                                                ("ND", "float32", (7,)), ("ND", "int8", (9,)), ("ND", "float32", ())]):
+        x = (rng.standard_normal(shape) * 10 ** k).astype(np.float32)
+        if dtype == "float32" and x.ndim:
+            x[0], x[-1] = np.nan, -np.inf
+        paths.append(write_statistics(tmp_path / f"Op.op{k}.{k}.1.{1700000000000000 + k}.csv",
+                                      inputs=[Tensor(x, layout=layout, dtype=dtype)], outputs=[Tensor(x * 2, layout=layout, dtype=dtype)]))
+    texts = {path: path.read_text() for path in paths}
+    damaged = tmp_path / "Op.bad.9.1.1700000000000009.csv"
+    damaged.write_text(texts[paths[0]].replace(",0,0,0\n", ",0,0,x\n", 1))
+    names = [str(p) for p in paths] + [str(damaged), str(tmp_path / "missing.csv")]
+    raw = _core.read_statistics_files(names, 2)
+    assert [entry is None for entry in raw] == [False] * len(paths) + [True, True]
+    batch = read_many_statistics(names, threads=2)
+    for path, got in zip(paths, batch):
+        expected = read_statistics(path)
+        assert not isinstance(got, Exception)
+        assert [str(a) for a in got.tensors] == [str(b) for b in expected.tensors] and got.order == expected.order
+    assert "'x' is not a whole number" in batch[-2].missing_reason("input", 0)
+    assert isinstance(batch[-1], StatisticsFormatError) and "missing.csv" in str(batch[-1])

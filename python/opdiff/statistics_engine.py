@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, Optional, Tuple, Union
 from opdiff._frozen import build_frozen
 from opdiff.dumps import DumpFormatError, read_dump, tensor_stats
 from opdiff.dumps.reader import DumpFile, DumpTensor
-from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_statistics
+from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_many_statistics, read_statistics
 from opdiff.match import GoldenTarget, OpPlan
 from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
 
@@ -29,6 +29,7 @@ PADDED_FORMATS = frozenset({
     "NC1HWC0", "NC1HWC0_C04", "NDC1HWC0", "C1HWNCoC0", "FRACTAL_Z", "FRACTAL_Z_3D", "FRACTAL_NZ", "FRACTAL_ZN_LSTM",
 })
 _CACHE_LIMIT = 4096  # partner files kept (a golden output feeding several consumers is read once)
+_BATCH = 4096  # plans whose statistics files are read in one call to the core
 
 Lookup = Union[TensorStatistics, str]  # the statistics, or why there are none
 
@@ -63,14 +64,19 @@ def with_padding(golden: TensorStatistics, zeros: int) -> TensorStatistics:
 class _Source:
     """One side's file: a statistics CSV, a full dump or a .npy, read once; statistics by tensor."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, read: Optional[Union[StatisticsFile, StatisticsFormatError]] = None) -> None:
+        """`read`: the file's statistics already read (read_many_statistics), or the error doing so."""
         self.path = path
         self.error: Optional[str] = None
         self.statistics: Optional[StatisticsFile] = None
         self.dump: Optional[DumpFile] = None
         self._computed: Dict[Tuple[str, int], Lookup] = {}
         try:
-            if path.endswith(".csv"):
+            if isinstance(read, Exception):
+                raise read
+            if read is not None:
+                self.statistics = read
+            elif path.endswith(".csv"):
                 self.statistics = read_statistics(path)
             else:
                 self.dump = read_dump(path)
@@ -126,8 +132,15 @@ class StatisticsEngine:
         self._partners: Dict[str, _Source] = {}
 
     def rows(self, plans: List[OpPlan]) -> Iterator[StatisticsRow]:
-        for plan in plans:
-            yield from self.plan_rows(plan)
+        """Rows of every plan, in plan order. The statistics CSVs of each batch of plans (my files and
+        NPU-vs-NPU partners) are read at once by the core, on every core."""
+        for start in range(0, len(plans), _BATCH):
+            batch = plans[start : start + _BATCH]
+            paths = [path for plan in batch for path in (plan.my_path, plan.positional_partner)
+                     if path is not None and path.endswith(".csv")]
+            read = dict(zip(paths, read_many_statistics(paths)))
+            for plan in batch:
+                yield from self.plan_rows(plan, read)
 
     def _partner(self, path: str) -> _Source:
         source = self._partners.get(path)
@@ -141,15 +154,19 @@ class StatisticsEngine:
         self.notes.extend(source.notes)
         return source
 
-    def plan_rows(self, plan: OpPlan) -> List[StatisticsRow]:
-        """The rows of one op: one per tensor of my file (or one saying why there are none)."""
+    def plan_rows(self, plan: OpPlan, read: Optional[Dict[str, Union[StatisticsFile, StatisticsFormatError]]] = None) -> List[StatisticsRow]:
+        """The rows of one op: one per tensor of my file (or one saying why there are none);
+        `read` holds statistics files already read, by path."""
+        read = read or {}
         if plan.my_path is None:
             return [_row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))]
-        mine = self._note(_Source(plan.my_path))
+        mine = self._note(_Source(plan.my_path, read.get(plan.my_path)))
         if mine.error is not None:
             return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {mine.error}",))]
         # NPU vs NPU every tensor's partner is the same role and index in one file: read it once.
-        partner = self._note(_Source(plan.positional_partner)) if plan.positional_partner is not None else None
+        partner = None
+        if plan.positional_partner is not None:
+            partner = self._note(_Source(plan.positional_partner, read.get(plan.positional_partner)))
         rows = []
         for role, k in mine.entries():
             tensor_index = f"{plan.op_name}:{role}:{k}"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from opdiff._frozen import build_frozen
 
@@ -197,10 +197,40 @@ def read_statistics(path: PathLike) -> StatisticsFile:
     return parse_statistics(text, name)
 
 
+def read_many_statistics(paths: Sequence[str], *, threads: int = 0) -> List[Union[StatisticsFile, StatisticsFormatError]]:
+    """Read many statistics CSVs at once: files in the device's regular form are read and parsed by
+    the core (``_core.read_statistics_files``: every core, the GIL released), the others by
+    :func:`read_statistics`, which says what is wrong with them. One entry per path, in order.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "Relu.relu1.3.1.1700000000000001.csv")
+    >>> _ = open(path, "w").write(HEADER + "\\n" + "Output,0,48,DT_FLOAT16,ND,16,2.5,0,0.3125,16,0,0,0\\n")
+    >>> regular, missing = read_many_statistics([path, path + ".gone"])
+    >>> regular.tensor("output", 0).mean, type(missing).__name__
+    (0.3125, 'StatisticsFormatError')
+    """
+    from opdiff import _core
+
+    results: List[Union[StatisticsFile, StatisticsFormatError]] = []
+    for path, lines in zip(paths, _core.read_statistics_files(list(paths), threads)):
+        if lines is None:
+            try:
+                results.append(read_statistics(path))
+            except StatisticsFormatError as error:
+                results.append(error)
+            continue
+        tensors = [build_frozen(TensorStatistics, {
+            "role": line[0], "index": line[1], "data_size": line[2], "data_type": line[3], "format": line[4], "shape": line[5],
+            "count": line[6], "max": line[7], "min": line[8], "mean": line[9], "nan": line[10], "neg_inf": line[11],
+            "pos_inf": line[12]}) for line in lines]
+        results.append(StatisticsFile(path, tensors, order=[(t.role, t.index) for t in tensors]))
+    return results
+
+
 def is_statistics_path(path: str) -> bool:
     """Whether a dump path names a statistics CSV rather than a full dump."""
     return path.endswith(SUFFIX)
 
 
 __all__ = ["COLUMNS", "HEADER", "StatisticsFile", "StatisticsFormatError", "TensorStatistics", "is_statistics_path",
-           "parse_statistics", "read_statistics", "statistics_shape"]
+           "parse_statistics", "read_many_statistics", "read_statistics", "statistics_shape"]
