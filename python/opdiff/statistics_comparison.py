@@ -12,6 +12,8 @@ CSV. ``opdiff.compare`` comes here when discovery finds statistics CSVs on a sid
 
 from __future__ import annotations
 
+import heapq
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,12 +56,11 @@ class StatisticsReport:
         """The compared rows with the largest normalised difference of max, min or mean."""
 
         def key(row: StatisticsRow) -> float:
-            d = row.differences
-            assert d is not None
-            values = (d.max_norm, d.min_norm, d.mean_norm)
-            return float("inf") if any(v != v for v in values) else max(values)
+            assert row.differences is not None
+            worst = row.differences.worst_norm
+            return math.inf if worst != worst else worst
 
-        return sorted(self.compared, key=key, reverse=True)[:count]
+        return heapq.nlargest(count, self.compared, key=key)
 
     def summary(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, int]:
         failing = len(self.failing(verdict))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from opdiff.dumps.statistics import TensorStatistics
 from opdiff.report.csv_writer import safe_cell
@@ -43,13 +43,31 @@ _NO_SIDE = "," * (len(_SIDE) - 1)
 _NO_DIFFERENCES = "," * 10
 
 
-def _side(stats: Optional[TensorStatistics]) -> str:
-    if stats is None:
-        return _NO_SIDE
-    # Type and format names come from the files: text, quoted and made safe like every text cell.
-    shape = '"[' + ",".join(map(str, stats.shape)) + ']"' if len(stats.shape) > 1 else "[" + "".join(map(str, stats.shape)) + "]"
-    return (f"{quoted(stats.data_type)},{quoted(stats.format)},{shape},{stats.count},{stats.max:.8g},{stats.min:.8g},"
-            f"{stats.mean:.8g},{stats.nan},{stats.neg_inf},{stats.pos_inf}")
+class _Cells:
+    """Cell texts of one write: names, types and shapes repeat across rows, so each is made once."""
+
+    def __init__(self) -> None:
+        self._texts: Dict[str, str] = {}
+        self._shapes: Dict[Tuple[int, ...], str] = {}
+
+    def text(self, value: str) -> str:
+        cell = self._texts.get(value)
+        if cell is None:
+            cell = self._texts[value] = quoted(value)
+        return cell
+
+    def shape(self, dims: Tuple[int, ...]) -> str:
+        cell = self._shapes.get(dims)
+        if cell is None:
+            cell = self._shapes[dims] = quoted("[" + ",".join(map(str, dims)) + "]")
+        return cell
+
+    def side(self, stats: Optional[TensorStatistics]) -> str:
+        if stats is None:
+            return _NO_SIDE
+        # Type and format names come from the files: text, quoted and made safe like every text cell.
+        return (f"{self.text(stats.data_type)},{self.text(stats.format)},{self.shape(stats.shape)},{stats.count},"
+                f"{stats.max:.8g},{stats.min:.8g},{stats.mean:.8g},{stats.nan},{stats.neg_inf},{stats.pos_inf}")
 
 
 def result_of(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
@@ -59,15 +77,18 @@ def result_of(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
     return "fail" if verdict.fails(row) else "pass"
 
 
-def statistics_line(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
+def statistics_line(row: StatisticsRow, verdict: StatisticsVerdict, cells: Optional[_Cells] = None) -> str:
     """The row as one CSV line in COLUMNS order (without the line end). Written out rather than
     through csv.writer: a big run writes 200,000 rows, and only the text cells need quoting."""
+    cells = cells or _Cells()
     d = row.differences
     differences = _NO_DIFFERENCES if d is None else (
         f"{row.padding},{d.max_abs:.8g},{d.min_abs:.8g},{d.mean_abs:.8g},{d.max_rel:.8g},{d.min_rel:.8g},{d.mean_rel:.8g},"
         f"{d.max_norm:.8g},{d.min_norm:.8g},{d.mean_norm:.8g},{d.special}")
-    return (f"{row.index},{quoted(row.op_type)},{quoted(row.npu_dump)},{quoted(row.ground_truth)},{quoted(row.tensor_index)},"
-            f"{_side(row.my)},{_side(row.golden)},{differences},{result_of(row, verdict)},{quoted(' '.join(row.reasons))}")
+    reasons = quoted(" ".join(row.reasons)) if row.reasons else ""
+    return (f"{row.index},{cells.text(row.op_type)},{quoted(row.npu_dump)},{cells.text(row.ground_truth)},"
+            f"{quoted(row.tensor_index)},{cells.side(row.my)},{cells.side(row.golden)},{differences},"
+            f"{result_of(row, verdict)},{reasons}")
 
 
 def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
@@ -76,7 +97,8 @@ def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: Sta
     try:
         with open(partial, "w", encoding="utf-8", newline="") as handle:
             handle.write(",".join(COLUMNS) + "\n")
-            handle.writelines(statistics_line(row, verdict) + "\n" for row in rows)
+            cells = _Cells()
+            handle.writelines(statistics_line(row, verdict, cells) + "\n" for row in rows)
         os.replace(partial, path)
     except BaseException:
         partial.unlink(missing_ok=True)

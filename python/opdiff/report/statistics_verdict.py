@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
@@ -84,6 +85,11 @@ def is_statistics_threshold(text: str) -> bool:
     return text.partition("=")[0].strip() in STATISTICS_METRICS
 
 
+@lru_cache(maxsize=256)  # asked for every row; a comparison has a handful of type pairs
+def _default_limit(my_type: str, golden_type: str) -> float:
+    return max(DEFAULT_LIMITS.get(my_type, EXACT_LIMIT), DEFAULT_LIMITS.get(golden_type, EXACT_LIMIT))
+
+
 @dataclass(frozen=True)
 class StatisticsVerdict:
     """Which rows fail: the given thresholds, or (none given) the default limits of each row's
@@ -94,7 +100,7 @@ class StatisticsVerdict:
     @staticmethod
     def limit_for(my_type: Optional[str], golden_type: Optional[str]) -> float:
         """The default *NormDiff limit: the coarser of the two data types decides."""
-        return max(DEFAULT_LIMITS.get(my_type or "", EXACT_LIMIT), DEFAULT_LIMITS.get(golden_type or "", EXACT_LIMIT))
+        return _default_limit(my_type or "", golden_type or "")
 
     def limits(self, row: StatisticsRow) -> Tuple[StatisticsThreshold, ...]:
         if self.thresholds:
@@ -116,7 +122,7 @@ class StatisticsVerdict:
         # The defaults, written out (the same as violations(), asked for every row several times).
         assert row.my is not None and row.golden is not None
         worst = d.worst_norm
-        return d.special > 0 or worst != worst or worst > self.limit_for(row.my.data_type, row.golden.data_type)
+        return d.special > 0 or not worst <= _default_limit(row.my.data_type, row.golden.data_type)  # NaN fails
 
     def describe(self) -> str:
         if self.thresholds:
