@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "opdiff/statistics_csv.hpp"
@@ -20,6 +21,14 @@ void register_statistics(py::module_& m) {
           parsed = read_regular_statistics(paths, threads);
         }
         py::list out;
+        py::str input("input"), output("output");
+        // Type and format names repeat in every file: one Python string each.
+        std::unordered_map<std::string, py::str> names;
+        auto name = [&names](const std::string& text) -> py::str {
+          auto found = names.find(text);
+          if (found == names.end()) found = names.emplace(text, py::str(text)).first;
+          return found->second;
+        };
         for (const auto& file : parsed) {
           if (!file) {
             out.append(py::none());
@@ -29,8 +38,8 @@ void register_statistics(py::module_& m) {
           for (const StatisticsLine& line : *file) {
             py::tuple shape(line.shape.size());
             for (size_t k = 0; k < line.shape.size(); ++k) shape[k] = py::int_(line.shape[k]);
-            lines.append(py::make_tuple(line.input ? "input" : "output", line.index, line.data_size, line.data_type,
-                                        line.format, shape, line.count, line.max, line.min, line.mean, line.nan,
+            lines.append(py::make_tuple(line.input ? input : output, line.index, line.data_size, name(line.data_type),
+                                        name(line.format), shape, line.count, line.max, line.min, line.mean, line.nan,
                                         line.neg_inf, line.pos_inf));
           }
           out.append(std::move(lines));

@@ -98,6 +98,8 @@ std::optional<std::string> read_small_file(const std::string& path) {
     }
     if (got == 0) break;
     text.append(buffer, static_cast<size_t>(got));
+    // A regular file reads short only at its end: no second call just to see 0 (most files are a few hundred bytes).
+    if (static_cast<size_t>(got) < sizeof buffer) break;
   }
   ::close(fd);
   return text;
