@@ -212,3 +212,13 @@ def test_the_result_csv_reads_back_cell_for_cell(tmp_path: Path) -> None:
     assert first["GroundTruth"] == "layer1/conv,layer1/relu" and first["MyShape"] == "[2,1,7,6,16]"
     assert first["PaddingZeros"] == str(report.rows[1].padding) and float(first["MyMax"]) == report.rows[1].my.max
     assert [row["Result"] for row in rows].count("fail") == 5 and rows[0]["CompareFailReason"].startswith("[input]")
+
+
+def test_a_device_tree_of_statistics_is_compared_from_its_root(tmp_path: Path) -> None:
+    faulty, clean = faulty_and_clean(tmp_path, "FRACTAL_NZ", "float16")
+    for case, stamp in ((faulty, "20261201100000"), (clean, "20261130100000")):
+        step = tmp_path / f"tree-{stamp}" / stamp / "0" / "net" / "1" / "0"
+        step.parent.mkdir(parents=True)
+        case.npu.rename(step)
+    report = opdiff.compare(tmp_path / "tree-20261201100000", tmp_path / "tree-20261130100000")
+    assert first_failing(report) == f"{faulty.npu_ops[K]}:output:0" and report.my_folder.name == "0"
