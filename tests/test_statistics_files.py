@@ -9,6 +9,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import opdiff
 from opdiff.cli import main
@@ -159,3 +161,37 @@ def test_the_core_reads_regular_files_as_the_python_reader_does(tmp_path: Path) 
         assert [str(a) for a in got.tensors] == [str(b) for b in expected.tensors] and got.order == expected.order
     assert "'x' is not a whole number" in batch[-2].missing_reason("input", 0)
     assert isinstance(batch[-1], StatisticsFormatError) and "missing.csv" in str(batch[-1])
+
+
+CELL_PIECES = ["0", "7", "16", "1344", "-", "x", ".", "e", "-", "+", "inf", "nan", "1e5", "3.5", "", " ", "_", "a", "\r", "\x0b",
+               "\x85", "\u2028", "é"]
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.lists(st.sampled_from(CELL_PIECES), max_size=3)), max_size=4),
+       st.integers(0, 400), st.booleans())
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_core_and_the_python_reader_agree_on_any_damage(tmp_path: Path, edits, cut: int, duplicate: bool) -> None:
+    """Whatever a damaged file looks like, the core's fast path either reads exactly what the
+    Python reader reads without a problem, or leaves the file to it (None). (Before a fix, a lone
+    '\\r' inside a line split it for Python's splitlines but not for the core.)"""
+    from opdiff import _core
+
+    lines = ["Input,0,2688,DT_FLOAT16,NC1HWC0,2x1x7x6x16,9.22656,0,0.432661,1344,0,0,0",
+             "Output,0,2688,DT_FLOAT16,NC1HWC0,2x1x7x6x16,3.5,-1.91895,0.300215,1344,0,0,0"]
+    cells = lines[1].split(",")
+    for column, pieces in edits:
+        cells[column] = "".join(pieces)
+    lines[1] = ",".join(cells)
+    if duplicate:
+        lines.append(lines[0])
+    text = (HEADER + "\n" + "\n".join(lines) + "\n")[: len(HEADER) + 1 + cut]
+    path = tmp_path / "Op.op.1.1.1700000000000001.csv"
+    path.write_text(text, newline="", encoding="utf-8")
+    (core,) = _core.read_statistics_files([str(path)], 1)
+    if core is None:  # left to the Python reader: always allowed
+        return
+    python = parse_statistics(text, str(path))
+    assert not python.problems and not python.notes, (text, python.problems, python.notes)
+    assert [(t.role, t.index, t.data_size, t.data_type, t.format, t.shape, t.count) for t in python.tensors] == \
+        [line[:7] for line in core]
+    assert [str((t.max, t.min, t.mean, t.nan, t.neg_inf, t.pos_inf)) for t in python.tensors] == [str(line[7:]) for line in core]

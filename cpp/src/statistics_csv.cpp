@@ -123,6 +123,12 @@ std::optional<std::vector<StatisticsLine>> parse_regular_statistics(std::string_
       continue;
     }
     if (line.empty()) continue;
+    // Control characters and non-ASCII bytes: the full reader splits lines on more than '\n'
+    // (str.splitlines: '\r', '\v', '\f', U+2028, ...), so such a file is left to it.
+    for (char c : line) {
+      auto byte = static_cast<unsigned char>(c);
+      if (byte < 0x20 || byte >= 0x7f) return std::nullopt;
+    }
     StatisticsLine parsed;
     if (!parse_line(line, parsed) || !seen.emplace(parsed.input, parsed.index).second) return std::nullopt;
     lines.push_back(std::move(parsed));

@@ -25,8 +25,8 @@ struct StatisticsLine {
 
 // The lines of a whole statistics CSV in the regular form: the exact header, then lines of 13
 // cells (Input/Output, whole numbers, dims joined by 'x' or '-', plain decimal or inf/nan
-// numbers), Count equal to the product of the Shape, no (role, index) twice; blank lines
-// skipped. std::nullopt for anything else.
+// numbers), Count equal to the product of the Shape, no (role, index) twice, printable ASCII only;
+// blank lines skipped. std::nullopt for anything else.
 std::optional<std::vector<StatisticsLine>> parse_regular_statistics(std::string_view text);
 
 // Each file read and parsed as above, on up to `threads` threads (0 = all); std::nullopt where a
