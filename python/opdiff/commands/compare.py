@@ -62,8 +62,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "rows are named op#0, op#1, ... and ordered run by run")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it; "
-                        "statistics dumps take their own metrics (MaxNormDiff, MeanRelDiff, ...: docs/scenario-statistics.md)")
+                        help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when the output is a terminal)")
     parser.set_defaults(run=run)
@@ -132,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold, compare, result_file_name
+    from opdiff.comparison import DEFAULT_THRESHOLDS, Threshold, compare, result_file_name
     from opdiff.graph import GraphFormatError, read_graph
     from opdiff.report.console import print_report
 
@@ -143,16 +142,16 @@ def _run(args: argparse.Namespace) -> int:
         return run_single_op(args)
     try:
         formats = parse_report_formats(args.report)
+        from opdiff.commands.compare_statistics import split_fail_under
+
+        # Limits on statistics metrics are for statistics dumps (commands/compare_statistics.py); the rest stay.
+        args.fail_under, statistics_limits = split_fail_under(args.fail_under)
         if "xlsx" in formats:
             from opdiff.report.xlsx_writer import require_xlsxwriter
 
             require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
-        from opdiff.report.statistics_verdict import StatisticsVerdict, is_statistics_threshold
-
-        # Limits on statistics metrics apply when a side holds statistics dumps (commands/compare_statistics.py).
-        statistics_verdict = StatisticsVerdict.from_texts([text for text in args.fail_under if is_statistics_threshold(text)])
-        thresholds = [Threshold.parse(text) for text in args.fail_under if not is_statistics_threshold(text)]
+        thresholds = [Threshold.parse(text) for text in args.fail_under]
         if args.max_cmp_size < 0:
             raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -186,13 +185,13 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, GraphFormatError) as error:
         errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
-    if not isinstance(report, Report):  # a statistics comparison: its own verdict and reports
-        from opdiff.commands.compare_statistics import finish_statistics_compare
+    from opdiff.commands.compare_statistics import finish_statistics_compare, refuse_statistics_limits
+    from opdiff.statistics_comparison import StatisticsReport
 
-        return finish_statistics_compare(report, args, formats, statistics_verdict, thresholds)
-    if statistics_verdict.thresholds:
-        errors.print("[red]error:[/] statistics metrics in --fail-under apply to statistics dumps only", highlight=False)
-        return EXIT_BAD_INPUT
+    if isinstance(report, StatisticsReport):  # a side held statistics dumps: their own verdict and reports
+        return finish_statistics_compare(report, args, formats, statistics_limits)
+    if statistics_limits:
+        return refuse_statistics_limits(statistics_limits)
     console = Console()
     print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
     findings = []
