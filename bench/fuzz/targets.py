@@ -27,8 +27,6 @@ from opdiff import _core
 from opdiff.dumps import DumpFormatError, Tensor, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number
-from opdiff.dumps.statistics import StatisticsFormatError, read_statistics
-from opdiff.dumps.statistics_writer import write_statistics
 from opdiff.graph import GraphFormatError, read_graph
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.testing.attr_compressor import compress
@@ -337,6 +335,8 @@ def layout_seeds(folder: Path) -> List[bytes]:
 def statistics_seeds(folder: Path) -> List[bytes]:
     """Statistics CSVs from the project's writer: padded layouts, bf16 with NaN/Inf, int8, an
     unsupported dtype (empty cells), a scalar."""
+    from opdiff.dumps.statistics_writer import write_statistics
+
     x = np.linspace(-3, 5, 2 * 5 * 3 * 3, dtype=np.float32).reshape(2, 5, 3, 3)
     special = np.array([1.0, np.nan, np.inf, -np.inf, -2.5], np.float32)
     files = [
@@ -352,6 +352,8 @@ def check_statistics(data: bytes) -> None:
     """The statistics readers: the Python reader refuses only with StatisticsFormatError; the core's
     fast path (``_core.read_statistics_files``) either reads exactly what the Python reader reads,
     without a problem, or leaves the file to it."""
+    from opdiff.dumps.statistics import StatisticsFormatError, read_statistics
+
     path = Scratch.write("stats.csv", data)
     (core,) = _core.read_statistics_files([str(path)], 1)
     try:
