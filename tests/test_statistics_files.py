@@ -4,6 +4,9 @@ reader, bad files, discovery of statistics sides and `opdiff info` on them."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -195,3 +198,13 @@ def test_the_core_and_the_python_reader_agree_on_any_damage(tmp_path: Path, edit
     assert [(t.role, t.index, t.data_size, t.data_type, t.format, t.shape, t.count) for t in python.tensors] == \
         [line[:7] for line in core]
     assert [str((t.max, t.min, t.mean, t.nan, t.neg_inf, t.pos_inf)) for t in python.tensors] == [str(line[7:]) for line in core]
+
+
+def test_info_errors_on_statistics_are_one_line_at_any_width(tmp_path: Path) -> None:
+    long_name = "a_statistics_file_whose_name_is_longer_than_a_narrow_terminal_is_wide_by_itself"
+    path = tmp_path / f"Op.{long_name}.1.1.1700000000000001.csv"
+    path.write_text("Max,Min\n")
+    result = subprocess.run([sys.executable, "-m", "opdiff", "info", str(path)], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "COLUMNS": "60"})
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 11 and len(lines) == 1 and long_name in lines[0] and "wrong header" in lines[0]

@@ -27,7 +27,7 @@ def _print_statistics(path: str, console: Console) -> int:
     try:
         stats = read_statistics(path)
     except StatisticsFormatError as error:
-        Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False)
+        Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
         return EXIT_BAD_FILE
     table = Table(title=f"{escape(os.path.basename(path))}  [dim](statistics dump)[/]", title_justify="left",
                   box=box.SIMPLE_HEAD, pad_edge=False)
@@ -62,7 +62,7 @@ def _print_side(path: str, console: Console) -> int:
         try:
             index = index_folder(leaf.folder)
         except ValueError as error:
-            Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False)
+            Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
             return EXIT_BAD_FILE
         kind = index.kind.value if index.kind else "nothing to compare"
         statistics = index.statistics_count
