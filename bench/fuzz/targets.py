@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError
 
 import opdiff
 from opdiff import _core
-from opdiff.dumps import DumpFormatError, save_npy, tensor_metrics
+from opdiff.dumps import DumpFormatError, Tensor, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number
 from opdiff.graph import GraphFormatError
@@ -345,6 +345,44 @@ def layout_seeds(folder: Path) -> List[bytes]:
     ]
 
 
+def statistics_seeds(folder: Path) -> List[bytes]:
+    """Statistics CSVs from the project's writer: padded layouts, bf16 with NaN/Inf, int8, an
+    unsupported dtype (empty cells), a scalar."""
+    from opdiff.dumps.statistics_writer import write_statistics
+
+    x = np.linspace(-3, 5, 2 * 5 * 3 * 3, dtype=np.float32).reshape(2, 5, 3, 3)
+    special = np.array([1.0, np.nan, np.inf, -np.inf, -2.5], np.float32)
+    files = [
+        write_statistics(folder / "a.csv", inputs=[Tensor(x, layout="NC1HWC0", dtype="float16")],
+                         outputs=[Tensor(x.reshape(10, 9), layout="FRACTAL_NZ", dtype="bfloat16")]),
+        write_statistics(folder / "b.csv", inputs=[Tensor(special, dtype="bfloat16"), np.array([-7, 100], np.int8)],
+                         outputs=[np.ones(3, np.complex64), np.float32(2.5)]),
+    ]
+    return [path.read_bytes() for path in files]
+
+
+def check_statistics(data: bytes) -> None:
+    """The statistics readers: the Python reader refuses only with StatisticsFormatError; the core's
+    fast path (``_core.read_statistics_files``) either reads exactly what the Python reader reads,
+    without a problem, or leaves the file to it."""
+    from opdiff.dumps.statistics import StatisticsFormatError, read_statistics
+
+    path = Scratch.write("stats.csv", data)
+    (core,) = _core.read_statistics_files([str(path)], 1)
+    try:
+        python = read_statistics(path)
+    except StatisticsFormatError:
+        assert core is None, "the core read a file the Python reader refuses"
+        return
+    if core is None:
+        return
+    assert not python.problems and not python.notes, (python.problems, python.notes)
+    mine = [(t.role, t.index, t.data_size, t.data_type, t.format, t.shape, t.count) for t in python.tensors]
+    assert mine == [tuple(line[:7]) for line in core], (mine, core)
+    values = [repr((t.max, t.min, t.mean, t.nan, t.neg_inf, t.pos_inf)) for t in python.tensors]
+    assert values == [repr(tuple(line[7:])) for line in core], (values, core)
+
+
 TARGETS: Dict[str, Target] = {
     t.name: t
     for t in (
@@ -353,6 +391,8 @@ TARGETS: Dict[str, Target] = {
         Target("npy", ".npy files through the core's reader, checked against np.load", npy_seeds, check_npy),
         Target("om", "read_graph_file (what opdiff graph reads) on .om files and OM2 packages", om_seeds, check_om),
         Target("layout", "TensorView over random stored formats, shapes, dtypes, groups and targets", layout_seeds, check_layout),
+        Target("statistics", "statistics CSVs: the Python reader, and the core's fast path checked against it", statistics_seeds,
+               check_statistics),
     )
 }
 

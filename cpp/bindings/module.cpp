@@ -5,9 +5,11 @@ namespace py = pybind11;
 
 void register_metrics(py::module_& m);
 void register_dumps(py::module_& m);
+void register_statistics(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "opdiff native core";
   register_metrics(m);
   register_dumps(m);
+  register_statistics(m);
 }

@@ -7,7 +7,7 @@ import numpy
 import numpy.typing
 import typing
 import typing_extensions
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'TensorFile', 'TensorFileCache', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_pairs', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'TensorFile', 'TensorFileCache', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_pairs', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
 class DumpFormatError(ValueError):
     pass
 class TensorFile:
@@ -161,6 +161,13 @@ def dtype_from_ascend(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing
 def open_tensor_file(path: str) -> TensorFile:
     """
     Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.
+    """
+def read_statistics_files(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list:
+    """
+    Read and parse statistics CSVs in the device's regular form, on `threads` threads (0 = all), the GIL
+    released. One entry per path: a list of (role, index, data_size, data_type, format, shape, count, max,
+    min, mean, nan, neg_inf, pos_inf) tuples, in file order, or None where the file cannot be read or has
+    an irregular line (opdiff.dumps.statistics then reads it and says why).
     """
 def reference_converts(stored_format: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex) -> bool:
     ...

@@ -169,10 +169,10 @@ def plan_comparison(
 ) -> Tuple[Scenario, List[OpPlan]]:
     """Which scenario the inputs describe, and its plans. ValueError for combinations the reference
     refuses (§3.4): e.g. `-cf` without `-f`, or a golden .npy folder without a fusion rule."""
-    if my_index.kind is not FileKind.NPU:
+    if my_index.kind is None or not my_index.kind.is_npu:
         raise ValueError(f"{my_index.folder}: the compared (-m) side must hold NPU dump files")
     if close_fusion_rule is not None:
-        if fusion_rule is None or golden_index.kind is not FileKind.NPU:
+        if fusion_rule is None or golden_index.kind is None or not golden_index.kind.is_npu:
             raise ValueError("-cf needs -f and NPU dumps on both sides (fusion on vs off)")
         return Scenario.FUSION_ON_VS_OFF, plan_with_fusion_rule(
             merge_close_fusion(fusion_rule, close_fusion_rule), my_index, golden_index, golden_is_npu=True, ids=ids
@@ -269,7 +269,9 @@ def compare(
     compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
     ``max_elements`` > 0 compares only the first N elements of each tensor against golden files
     (the reference's ``-max N``; NPU against NPU always compares everything). ``all_occurrences``
-    compares every dump of an op, not only the newest (see :func:`plan`).
+    compares every dump of an op, not only the newest (see :func:`plan`). When either side holds
+    statistics dumps (``{dump name}.csv``), the result is a
+    :class:`opdiff.statistics_comparison.StatisticsReport` instead (docs/scenario-statistics.md).
     """
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
@@ -278,6 +280,13 @@ def compare(
         my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
         ids=ids, step=step, all_occurrences=all_occurrences,
     )
+    if FileKind.STATISTICS in (my_index.kind, golden_index.kind):
+        # Statistics dumps are compared statistic by statistic, with their own rows and report.
+        from opdiff.statistics_comparison import compare_statistics
+
+        notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
+        return compare_statistics(scenario, plans, my_index.folder, golden_index.folder,  # type: ignore[return-value]
+                                  notes + unused_dump_notes(my_index, plans, all_occurrences), csv=csv, threads=threads)
     columns = CsvColumns(
         algorithms=tuple(algorithms),
         op_sequence=ids is not None,

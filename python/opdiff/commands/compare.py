@@ -156,6 +156,10 @@ def _run(args: argparse.Namespace) -> int:
         return run_single_op(args)
     try:
         formats = parse_report_formats(args.report)
+        from opdiff.commands.compare_statistics import split_fail_under
+
+        # Limits on statistics metrics are for statistics dumps (commands/compare_statistics.py); the rest stay.
+        args.fail_under, statistics_limits = split_fail_under(args.fail_under)
         if "xlsx" in formats:
             from opdiff.report.xlsx_writer import require_xlsxwriter
 
@@ -195,6 +199,13 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return EXIT_BAD_INPUT
+    from opdiff.commands.compare_statistics import finish_statistics_compare, refuse_statistics_limits
+    from opdiff.statistics_comparison import StatisticsReport
+
+    if isinstance(report, StatisticsReport):  # a side held statistics dumps: their own verdict and reports
+        return finish_statistics_compare(report, args, formats, statistics_limits)
+    if statistics_limits:
+        return refuse_statistics_limits(statistics_limits)
     console = Console()
     judge = report.verdict(verdict)
     print_report(report, console, judge, csv_path=str(report.csv_path))

@@ -16,15 +16,36 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--seed", type=int, default=0, help="random seed of weights and input")
     parser.add_argument("--fault", default="block2/conv1", help="op whose weights get scaled on the device")
     parser.add_argument(
-        "--fault-scale", type=float, default=1.5, help="scale of the faulty op's weights (a quarter of its channels)"
+        "--fault-scale", type=float, default=None,
+        help="scale of the faulty op's weights (a quarter of its channels; default 1.5); with --statistics, of every "
+        "output from --fault-from on (default 1.6); 1 is no fault"
     )
+    statistics = parser.add_argument_group("statistics dumps (--statistics)")
+    statistics.add_argument("--statistics", action="store_true",
+                            help="write and compare a network dumped in statistics mode (one CSV per op) instead")
+    statistics.add_argument("--layout", default="NC1HWC0", choices=("ND", "NCHW", "NC1HWC0", "FRACTAL_NZ"),
+                            help="stored layout of the statistics network's tensors (default NC1HWC0)")
+    statistics.add_argument("--dtype", default="float16", choices=("float16", "bfloat16", "float32"),
+                            help="stored data type of the statistics network's tensors (default float16)")
+    statistics.add_argument("--fault-from", type=int, default=3, metavar="K",
+                            help="the statistics network's op (0-based) from which on outputs are scaled (default 3)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.dir is not None:
+        return _run_in(args.dir, args)
+    with tempfile.TemporaryDirectory(prefix="opdiff-demo-") as folder:
+        return _run_in(Path(folder), args)
+
+
+def _run_in(folder: Path, args: argparse.Namespace) -> int:
+    if args.statistics:
+        from opdiff.demo.statistics import run_statistics_demo
+
+        scale = 1.6 if args.fault_scale is None else args.fault_scale
+        return run_statistics_demo(folder, layout=args.layout, dtype=args.dtype, fault_from=args.fault_from, scale=scale,
+                                   seed=args.seed)
     from opdiff.demo.report import run_demo
 
-    if args.dir is not None:
-        return run_demo(args.dir, args.seed, args.fault, args.fault_scale)
-    with tempfile.TemporaryDirectory(prefix="opdiff-demo-") as folder:
-        return run_demo(Path(folder), args.seed, args.fault, args.fault_scale)
+    return run_demo(folder, args.seed, args.fault, 1.5 if args.fault_scale is None else args.fault_scale)

@@ -1,8 +1,10 @@
-"""`opdiff info PATH`: every tensor of a dump (or .npy) file in a table; --stats adds values."""
+"""`opdiff info PATH`: every tensor of a dump (or .npy) file in a table; --stats adds values. A
+statistics CSV or a dump folder is listed by commands/info_statistics.py."""
 
 from __future__ import annotations
 
 import argparse
+import os
 
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
@@ -10,7 +12,8 @@ from opdiff.commands.exit_codes import ExitCode
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser("info", help="list the tensors of dump or .npy files")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="dump or .npy files")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="dump, .npy or statistics .csv files, or dump folders (what kind of side each is)")
     parser.add_argument("--stats", action="store_true", help="add min/max/mean and NaN/Inf counts (read through the core)")
     parser.add_argument("-j", "--threads", type=int, default=0, help="threads for --stats (default: every core)")
     parser.set_defaults(run=run)
@@ -30,6 +33,11 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     status = 0
     for path in args.paths:
+        if path.endswith(".csv") or os.path.isdir(path):
+            from opdiff.commands.info_statistics import print_side_or_statistics
+
+            status = print_side_or_statistics(path, console) or status
+            continue
         try:
             dump = read_dump(path)
         except DumpFormatError as error:

@@ -4,7 +4,8 @@ and an index of tensors by op. No tensor bytes are read here.
 NPU dump files are named ``{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}`` (5 fields) or, for
 FFTS+ tasks, with ``.{task_type}.{context_id}.{thread_id}.{device_id}`` appended (9 fields). Golden
 files are ``{op_name}.{output_index}.{timestamp}.npy``. Files named only by digits are resolved
-through ``mapping.csv`` in the same folder (``hashed_name,original_name``).
+through ``mapping.csv`` in the same folder (``hashed_name,original_name``). A statistics dump is
+the dump file's name plus ``.csv`` (opdiff.dumps.statistics reads it).
 """
 
 from __future__ import annotations
@@ -36,11 +37,18 @@ QUANT_MARKERS = (
     "_weight_quant", "_anti_quant", "_dequant_layer", "AscendDequant", "_dequant",
 )  # fmt: skip
 NOT_DUMPS = ("mapping.csv", "convert_failed_file_list.txt")
+STATISTICS_SUFFIX = ".csv"  # a statistics dump is named "{dump file name}.csv" (real-files.md §2.1)
 
 
 class FileKind(str, Enum):
     NPU = "npu dump"
     GOLDEN = "golden .npy"
+    STATISTICS = "statistics dump"  # per-op statistics CSVs (real-files.md §2.1), maybe beside full dumps
+
+    @property
+    def is_npu(self) -> bool:
+        """Dumps written by a device (full or statistics), as opposed to golden .npy files."""
+        return self is not FileKind.GOLDEN
 
 
 @dataclass(frozen=True)
@@ -231,9 +239,17 @@ class DumpIndex:
     def count(self) -> int:
         return sum(len(files) for files in self.files.values())
 
+    @property
+    def statistics_count(self) -> int:
+        """How many of the indexed files are statistics CSVs (the rest are full dumps or .npy)."""
+        return sum(1 for versions in self.files.values() for name in versions if name.path.endswith(STATISTICS_SUFFIX))
+
 
 def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpIndex:
     """Index one flat folder of NPU dumps or golden .npy files (names only, no bytes read).
+
+    Statistics CSVs (``{dump file name}.csv``) are indexed as NPU dumps of their op; the folder's
+    kind is then STATISTICS. Where an op execution has both files, the full dump is kept.
 
     A folder mixing the two kinds is an error (ValueError naming the folder), as in the reference.
     """
@@ -242,6 +258,7 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
     npu: Dict[str, List[AnyName]] = {}
     golden: Dict[str, List[AnyName]] = {}
     skipped: List[Tuple[str, str]] = []
+    statistics: List[NpuDumpName] = []
     with os.scandir(folder) as entries:
         for entry in entries:
             if not entry.is_file() or entry.name in NOT_DUMPS or entry.name.endswith(".partial"):
@@ -254,6 +271,13 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
                 continue
             name: Optional[AnyName]
             # The name to parse is given, so the parsers need not split it off the path again.
+            if entry.name.endswith(STATISTICS_SUFFIX):
+                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=entry.name[: -len(STATISTICS_SUFFIX)])
+                if name is not None and (name.op_type, name.op_name) != OPDEBUG_NAME:
+                    statistics.append(name)
+                    continue
+                skipped.append((path, "a .csv whose name is not {dump file name}.csv of a statistics dump"))
+                continue
             if (real_name or entry.name).endswith(".npy"):
                 name = parse_golden_name(path, real_name=real_name or entry.name)
                 if name is not None:
@@ -268,14 +292,31 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
                     npu.setdefault(name.key, []).append(name)
                     continue
             skipped.append((path, "name is neither an NPU dump nor a golden {op}.{index}.{timestamp}.npy"))
-    if npu and golden:
+    if (npu or statistics) and golden:
         raise ValueError(f"{folder}: holds both NPU dump files and golden .npy files; give one kind per folder")
+    has_statistics = _add_statistics(npu, statistics, skipped)
     files = npu or golden
-    kind = FileKind.NPU if npu else FileKind.GOLDEN if golden else None
+    kind = FileKind.STATISTICS if has_statistics else FileKind.NPU if npu else FileKind.GOLDEN if golden else None
     for versions in files.values():
         versions.sort(key=_version_order)
     # Sorted as strings, then made Paths: sorting thousands of Paths compares them part by part.
     return DumpIndex(folder, kind, files, [(Path(path), reason) for path, reason in sorted(skipped)])
+
+
+def _add_statistics(npu: Dict[str, List[AnyName]], statistics: Sequence[NpuDumpName],
+                    skipped: List[Tuple[str, str]]) -> bool:
+    """Index the statistics CSVs with the full dumps, per op execution: where one execution has
+    both (``X`` and ``X.csv``), the full dump wins and the CSV is skipped, saying so. Whether any
+    statistics file was indexed."""
+    full = {name.path for versions in npu.values() for name in versions}
+    added = False
+    for name in statistics:
+        if name.path[: -len(STATISTICS_SUFFIX)] in full:
+            skipped.append((name.path, "statistics of an op execution that also has a full dump: the full dump is compared"))
+            continue
+        npu.setdefault(name.key, []).append(name)
+        added = True
+    return added
 
 
 def _is_sliced(versions: Sequence[AnyName]) -> bool:
@@ -322,6 +363,8 @@ def find_leaves(root: PathLike, *, max_depth: int = 6) -> List[DumpLeaf]:
 
 
 def _looks_like_dump(name: str) -> bool:
+    if name.endswith(STATISTICS_SUFFIX):
+        return bool(_NPU_NAME.match(name[: -len(STATISTICS_SUFFIX)]))
     return bool(_NPU_NAME.match(name) or _GOLDEN_NAME.match(name) or _HASHED_NAME.match(name))
 
 

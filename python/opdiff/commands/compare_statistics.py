@@ -1,0 +1,91 @@
+"""The end of `opdiff compare` when a side holds statistics dumps: the console report, the advisor,
+the report formats and the exit code (commands/compare.py dispatches here)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import List, Sequence, Tuple
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+def split_fail_under(texts: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """``--fail-under`` texts as (those for tensor metrics, those for statistics metrics); a
+    statistics limit that does not parse is a ValueError (exit 2) before anything is compared."""
+    from opdiff.report.statistics_verdict import StatisticsThreshold, is_statistics_threshold
+
+    statistics = [text for text in texts if is_statistics_threshold(text)]
+    for text in statistics:
+        StatisticsThreshold.parse(text)
+    return [text for text in texts if not is_statistics_threshold(text)], statistics
+
+
+def refuse_statistics_limits(limits: Sequence[str]) -> int:
+    """A full-dump comparison given statistics limits: exit 2, saying so."""
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[red]error:[/] {', '.join(limits)}: statistics metrics apply to statistics dumps only",
+                               highlight=False, soft_wrap=True)
+    return EXIT_BAD_INPUT
+
+
+def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequence[str], limits: Sequence[str]) -> int:
+    """Print and write the reports of a StatisticsReport under its verdict (the `limits` given, or
+    the defaults); exit 3 when a row fails a given limit (or any row fails, with ``--fail``), 2 when
+    a limit names a tensor metric or another verdict is asked for."""
+    from rich.console import Console
+
+    from opdiff.report.statistics_console import print_statistics_report
+    from opdiff.report.statistics_verdict import StatisticsVerdict
+
+    errors = Console(stderr=True)
+    if args.fail_under:  # what is left there names tensor metrics
+        errors.print(f"[red]error:[/] {', '.join(args.fail_under)}: not a statistics metric; statistics dumps take "
+                     "MaxNormDiff, MinNormDiff, MeanNormDiff, Max/Min/MeanAbsDiff, Max/Min/MeanRelDiff, NanInfCountDiff",
+                     highlight=False, soft_wrap=True)
+        return EXIT_BAD_INPUT
+    if getattr(args, "thresholds", "default") != "default":
+        errors.print("[red]error:[/] --thresholds chooses a tensor verdict; statistics dumps have their own "
+                     "(docs/scenario-statistics.md)", highlight=False, soft_wrap=True)
+        return EXIT_BAD_INPUT
+    verdict = StatisticsVerdict.from_texts(limits)
+    if report.csv_path is not None and verdict.thresholds:
+        report.to_csv(report.csv_path, verdict)  # the Result column under the user's limits
+    console = Console()
+    print_statistics_report(report, console, verdict, csv_path=None if report.csv_path is None else str(report.csv_path))
+    findings = []
+    if args.advisor or {"json", "html"} & set(formats):
+        from opdiff.statistics_advisor import advise_statistics
+
+        findings = advise_statistics(report, verdict)
+    if args.advisor:
+        from opdiff.advisor import write_advisor_summary
+        from opdiff.report.console import print_findings
+
+        print_findings(findings, console)
+        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
+    if report.csv_path is not None:
+        for name in formats:
+            writer = _writer(name)
+            if name == "xlsx":
+                console.print("xlsx report: not written for statistics dumps (the csv, json and html reports are)")
+            elif writer is not None:
+                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, verdict)
+                console.print(f"{name} report: {path}")
+    if not report.complete:
+        return EXIT_INTERRUPTED
+    if (verdict.thresholds or getattr(args, "fail", False)) and report.first_failure(verdict) is not None:
+        return EXIT_THRESHOLDS
+    return EXIT_OK
+
+
+def _writer(name: str):
+    if name == "json":
+        from opdiff.report.statistics_json import write_statistics_json
+
+        return write_statistics_json
+    if name == "html":
+        from opdiff.report.statistics_html import write_statistics_html
+
+        return write_statistics_html
+    return None

@@ -1,0 +1,81 @@
+"""The console report of a statistics comparison (rich): what was compared, how much passes, the
+tensors whose statistics moved most and the first tensor in execution order that fails."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+from rich.console import Console, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from opdiff.report.statistics_rows import StatisticsRow
+from opdiff.report.statistics_verdict import StatisticsVerdict
+
+if TYPE_CHECKING:
+    from opdiff.statistics_comparison import StatisticsReport
+
+
+def _g(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def _worst_table(rows: Sequence[StatisticsRow]) -> Table:
+    table = Table(title="tensors whose statistics moved most (difference / golden magnitude)", title_justify="left")
+    for column in ("Index", "TensorIndex", "Max my/golden", "Min my/golden", "Mean my/golden", "NormDiff"):
+        table.add_column(column, justify="right" if column in ("Index", "NormDiff") else "left", overflow="fold")
+    for row in rows:
+        my, golden, d = row.my, row.golden, row.differences
+        assert my is not None and golden is not None and d is not None
+        table.add_row(str(row.index), Text(row.tensor_index), f"{_g(my.max)} / {_g(golden.max)}", f"{_g(my.min)} / {_g(golden.min)}",
+                      f"{_g(my.mean)} / {_g(golden.mean)}", _g(max(d.max_norm, d.min_norm, d.mean_norm)))
+    return table
+
+
+def first_failure_line(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
+    """The line naming the first failing tensor, with the limits it breaks."""
+    assert row.my is not None and row.golden is not None and row.differences is not None
+    broken = ", ".join(f"{t.metric} {_g(t.value_of(row.differences))} > {t.value:g}" for t in verdict.violations(row))
+    return (f"[bold red]first failing tensor in execution order:[/] {escape(row.tensor_index)} (Index {row.index}, "
+            f"{escape(row.op_type)}): max {_g(row.my.max)} vs {_g(row.golden.max)}, min {_g(row.my.min)} vs "
+            f"{_g(row.golden.min)}, mean {_g(row.my.mean)} vs {_g(row.golden.mean)} ({escape(broken)})")
+
+
+def statistics_renderables(report: "StatisticsReport", verdict: StatisticsVerdict = StatisticsVerdict(),
+                           csv_path: Optional[str] = None) -> List[RenderableType]:
+    """The console report as rich renderables, in order."""
+    summary = report.summary(verdict)
+    out: List[RenderableType] = [
+        f"[bold]opdiff compare[/] ({report.scenario.value}, statistics dumps)",
+        f"  my:     {escape(str(report.my_folder))}\n  golden: {escape(str(report.golden_folder))}",
+        f"  {summary['rows']} rows: {summary['compared']} tensors compared by their statistics, [green]{summary['passing']} pass[/], "
+        f"[red]{summary['failing']} fail[/] ({escape(verdict.describe())}), {summary['not_compared']} not compared",
+    ]
+    if not report.complete:
+        out.append("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
+    worst = report.worst(10)
+    if worst:
+        out.append(_worst_table(worst))
+    first = report.first_failure(verdict)
+    out.append("[green]every compared tensor meets the thresholds[/]" if first is None else first_failure_line(first, verdict))
+    for row in [row for row in report.rows if not row.compared][:5]:
+        name = row.tensor_index if row.tensor_index != "NaN" else row.npu_dump
+        out.append(Text.from_markup(f"  [dim]not compared:[/] {escape(name)}: {escape(' '.join(row.reasons))}"))
+    for note in report.notes[:5]:
+        out.append(Text.from_markup(f"  [dim]note:[/] {escape(note)}"))
+    if len(report.notes) > 5:
+        out.append(Text.from_markup(f"  [dim]note:[/] {len(report.notes) - 5} more note(s) in the JSON report"))
+    if csv_path:
+        out.append(f"result: {escape(csv_path)}")
+    return out
+
+
+def print_statistics_report(report: "StatisticsReport", console: Optional[Console] = None,
+                            verdict: StatisticsVerdict = StatisticsVerdict(), csv_path: Optional[str] = None) -> None:
+    console = console or Console()
+    for renderable in statistics_renderables(report, verdict, csv_path):
+        console.print(renderable)
+
+
+__all__ = ["first_failure_line", "print_statistics_report", "statistics_renderables"]

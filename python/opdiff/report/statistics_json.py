@@ -1,0 +1,91 @@
+"""The JSON report of a statistics comparison (schema id ``opdiff-statistics-report/1``): every
+row with both sides' statistics and the differences, the verdict's limits, the advisor's findings
+and the notes. Special floats are strings ("nan", "inf", "-inf"), as in the tensor JSON report."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
+
+from opdiff.dumps.statistics import TensorStatistics
+from opdiff.report.json_writer import json_number
+from opdiff.report.statistics_csv import result_of
+from opdiff.report.statistics_rows import StatisticsRow
+from opdiff.report.statistics_verdict import StatisticsVerdict
+
+if TYPE_CHECKING:
+    from opdiff.statistics_comparison import StatisticsReport
+
+SCHEMA_ID = "opdiff-statistics-report/1"
+
+
+def _side(stats: Optional[TensorStatistics]) -> Optional[Dict[str, Any]]:
+    if stats is None:
+        return None
+    data = {key: json_number(value) if isinstance(value, float) else value for key, value in asdict(stats).items()}
+    data["shape"] = list(stats.shape)
+    return data
+
+
+def statistics_row_json(row: StatisticsRow, verdict: StatisticsVerdict) -> Dict[str, Any]:
+    d = row.differences
+    return {
+        "index": row.index,
+        "op_sequence": row.op_sequence,
+        "op_type": row.op_type,
+        "npu_dump": row.npu_dump,
+        "ground_truth": row.ground_truth,
+        "tensor_index": row.tensor_index,
+        "my": _side(row.my),
+        "golden": _side(row.golden),
+        "my_source": row.my_source,
+        "golden_source": row.golden_source,
+        "padding_zeros": row.padding,
+        "differences": None if d is None else {key: json_number(value) for key, value in asdict(d).items()},
+        "result": result_of(row, verdict),
+        "violated": [t.metric for t in verdict.violations(row)],
+        "reasons": list(row.reasons),
+    }
+
+
+def statistics_report_json(report: "StatisticsReport", findings: Sequence[Any] = (),
+                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, Any]:
+    from opdiff import __version__
+
+    return {
+        "schema": SCHEMA_ID,
+        "opdiff_version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "scenario": report.scenario.value,
+        "my": str(report.my_folder),
+        "golden": str(report.golden_folder),
+        "complete": report.complete,
+        "verdict": verdict.describe(),
+        "thresholds": [{"metric": t.metric, "value": t.value, "fails_when": "above"} for t in verdict.thresholds],
+        "summary": report.summary(verdict),
+        "rows": [statistics_row_json(row, verdict) for row in report.rows],
+        "findings": [
+            {"kind": f.kind.value, "op": f.op, "tensor_index": f.tensor_index, "index": f.index, "evidence": f.evidence,
+             "advice": f.advice}
+            for f in findings
+        ],
+        "notes": list(report.notes),
+    }
+
+
+def write_statistics_json(report: "StatisticsReport", path: Path, findings: Sequence[Any] = (),
+                          verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
+    """Write the JSON report through a temporary name."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(statistics_report_json(report, findings, verdict), handle, allow_nan=False, separators=(",", ":"))
+    os.replace(partial, path)
+    return path
+
+
+__all__ = ["SCHEMA_ID", "statistics_report_json", "statistics_row_json", "write_statistics_json"]

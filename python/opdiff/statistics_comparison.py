@@ -1,0 +1,108 @@
+"""A whole comparison where one side (or both) holds statistics dumps: its rows, verdict and result
+CSV. ``opdiff.compare`` comes here when discovery finds statistics CSVs on a side.
+
+>>> import tempfile, opdiff
+>>> from pathlib import Path
+>>> from opdiff.testing.statistics_network import write_statistics_case
+>>> case = write_statistics_case(Path(tempfile.mkdtemp()), layout="NC1HWC0", dtype="float16", fault_from=3)
+>>> report = opdiff.compare(case.npu, case.golden, fusion_rule=case.rule)
+>>> report.first_failure().tensor_index, report.summary()["failing"]
+('layer4/mul:output:0', 5)
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Union
+
+from opdiff.graph.gc_pause import gc_paused
+from opdiff.match import OpPlan, Scenario
+from opdiff.report.statistics_csv import write_statistics_csv
+from opdiff.report.statistics_rows import StatisticsRow
+from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.statistics_engine import StatisticsEngine
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass
+class StatisticsReport:
+    """The rows of a statistics comparison (in Index order) and what produced them."""
+
+    scenario: Scenario
+    my_folder: Path
+    golden_folder: Path
+    rows: List[StatisticsRow] = field(default_factory=list)
+    complete: bool = True
+    notes: List[str] = field(default_factory=list)
+    csv_path: Optional[Path] = None
+
+    @property
+    def compared(self) -> List[StatisticsRow]:
+        return [row for row in self.rows if row.compared]
+
+    def failing(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> List[StatisticsRow]:
+        """Rows the verdict fails, in Index (execution) order."""
+        return [row for row in self.rows if verdict.fails(row)]
+
+    def first_failure(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Optional[StatisticsRow]:
+        return next((row for row in self.rows if verdict.fails(row)), None)
+
+    def worst(self, count: int = 10) -> List[StatisticsRow]:
+        """The compared rows with the largest normalised difference of max, min or mean."""
+
+        def key(row: StatisticsRow) -> float:
+            assert row.differences is not None
+            worst = row.differences.worst_norm
+            return math.inf if worst != worst else worst
+
+        return heapq.nlargest(count, self.compared, key=key)
+
+    def summary(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, int]:
+        failing = len(self.failing(verdict))
+        compared = len(self.compared)
+        return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
+                "not_compared": len(self.rows) - compared}
+
+    def to_csv(self, path: PathLike, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
+        """Write the statistics result CSV (through a temporary file)."""
+        return write_statistics_csv(self.rows, Path(path), verdict)
+
+    def __rich__(self):  # type: ignore[no-untyped-def]
+        """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
+        from rich.console import Group
+
+        from opdiff.report.statistics_console import statistics_renderables
+
+        return Group(*statistics_renderables(self, StatisticsVerdict(), None if self.csv_path is None else str(self.csv_path)))
+
+
+def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: Path, golden_folder: Path,
+                       notes: Sequence[str] = (), *, csv: Optional[PathLike] = None,
+                       threads: Optional[int] = None) -> StatisticsReport:
+    """Compare planned ops statistic by statistic (`threads` is accepted for the API's sake: one
+    thread reads small files fastest). With `csv`, the rows are written there under the default
+    verdict; Ctrl-C returns what was compared, with ``complete=False``."""
+    report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes))
+    engine = StatisticsEngine()
+    # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
+    with gc_paused():
+        try:
+            for row in engine.rows(list(plans)):
+                report.rows.append(row)
+        except KeyboardInterrupt:
+            report.complete = False
+        report.notes += engine.notes
+        if csv is not None:
+            target = Path(csv)
+            if not report.complete:
+                target = target.with_name(target.stem + ".incomplete.csv")
+            report.csv_path = report.to_csv(target)
+    return report
+
+
+__all__ = ["StatisticsReport", "compare_statistics"]
