@@ -82,7 +82,9 @@ def test_the_quant_filter_skips_no_op_and_every_float_tensor_is_compared(request
             assert not by_label[f"{op.name}:input:0"].compared
     figures = agreement(report.rows, coverage.tensors)
     assert figures.tensors == len(coverage.compared)
-    assert 0.999 < figures.cosine.median <= figures.cosine.maximum <= 1.0
+    # the input of a Relu is quantized with the Relu's range (negatives clip to 0): mapped to X's
+    # golden instead of the Relu's, such a tensor would show cosine ~0.7 on squeezenet
+    assert 0.99 < figures.cosine.minimum and 0.999 < figures.cosine.median <= figures.cosine.maximum <= 1.0
     assert 0.99 < figures.norm_ratio.median < 1.01 and figures.norm_ratio.maximum < 1.05
 
 
