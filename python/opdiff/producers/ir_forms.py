@@ -2,11 +2,10 @@
 graph input (the IR required it until IR 4, and old exporters and the onnx wheel's light models
 still write it), and the current IR, where initializers are constants only.
 
-ONNX Runtime treats an initializer that is also a graph input as an overridable default: it
-neither folds nor fuses through it, and its declared input type must match the initializer's. So
-a producer that rewrites weights (fp16 conversion) must keep both in step, and fusion-on runs of
-the two forms differ. The light models' weights are ConstantOfShape nodes; both forms here hold
-seeded random initializers instead (:func:`randomize_weights`).
+ONNX Runtime treats an initializer that is also a graph input as an input with a default value:
+its declared input type must match the initializer's, so a producer that rewrites weights (fp16
+conversion) must keep both in step. The light models' weights are ConstantOfShape nodes; both
+forms here hold seeded random initializers instead (:func:`randomize_weights`).
 """
 
 from __future__ import annotations
