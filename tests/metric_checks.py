@@ -43,6 +43,7 @@ def assert_matches_reference(m: Metrics, ref: Dict[str, float], x: np.ndarray, y
         "max_relative_error",
         "mean_relative_error",
         "allclose_fraction",
+        "norm_ratio_error",
     ):
         if not close(getattr(m, name), ref[name]):
             problems.append(f"{name}: got {getattr(m, name)!r}, want {ref[name]!r}")

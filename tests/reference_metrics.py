@@ -47,6 +47,11 @@ def reference_metrics(
         out["kullback_leibler_divergence"] = _kl(x, y)
         sq = float(np.dot(d, d))
         out["sqnr_db"] = math.inf if sq == 0 else float(10 * np.log10(np.dot(y, y) / sq))
+        sx = float(np.dot(x, x))
+        if s == 0 and not math.isnan(sx):
+            out["norm_ratio_error"] = 0.0 if sx == 0 else math.inf
+        else:
+            out["norm_ratio_error"] = abs(math.sqrt(sx) / math.sqrt(s) - 1.0) if s == s and sx == sx else math.nan
         out["allclose_fraction"] = float(np.mean((ad <= atol + rtol * ay) | (x == y))) if n else math.nan
         for side, v in (("x", x), ("y", y)):
             finite_or_inf = v[~np.isnan(v)]

@@ -29,15 +29,17 @@ def test_summary_rows_and_highlighted_failures(tmp_path: Path) -> None:
     path = write_xlsx_report(report, tmp_path / "r.xlsx", findings)
     book = openpyxl.load_workbook(path)
     assert book.sheetnames == ["summary", "rows"]
-    summary = {row[0]: row[1] for row in book["summary"].iter_rows(values_only=True) if row and row[0]}
+    summary_rows = [row for row in book["summary"].iter_rows(values_only=True) if row and row[0]]
+    summary = {row[0]: row[1] for row in summary_rows}
     counts = report.summary()
     assert summary["rows"] == counts["rows"] and summary["failing"] == counts["failing"] >= 1
-    assert summary["CosineSimilarity"] == "fails below 0.99"
+    assert "thresholds (verdict: default)" in summary
+    assert ("CosineSimilarity", "fails below 0.99999", "fp16 vs fp32") in [tuple(row[:3]) for row in summary_rows]
     kinds = [row[0] for row in book["summary"].iter_rows(values_only=True)]
     assert "culprit op" in kinds and "end-to-end verdict" in kinds
     sheet = book["rows"]
     header = [cell.value for cell in sheet[1]]
-    assert header == report.columns.header()
+    assert header == report.columns.header() + ["NormRatioError", "Verdict"]
     cos = header.index("CosineSimilarity")
     failing = {row.tensor_index for row in report.failing()}
     tensor = header.index("TensorIndex")
@@ -50,6 +52,10 @@ def test_summary_rows_and_highlighted_failures(tmp_path: Path) -> None:
         else:
             assert excel_row[cos].value == "NaN"  # not computed stays the reference's text
         assert (fill_of(excel_row[0]) == FAIL_FILL) == (row.tensor_index in failing)
+        verdict = excel_row[header.index("Verdict")].value or None
+        assert verdict == (None if not row.compared else "fail" if row.tensor_index in failing else "pass")
+        if row.compared:
+            assert excel_row[header.index("NormRatioError")].value == pytest.approx(row.metrics.norm_ratio_error)
     assert sheet.max_row == len(report.rows) + 1
 
 
@@ -62,7 +68,7 @@ def test_rows_split_over_sheets_at_the_row_limit(tmp_path: Path) -> None:
     for name in book.sheetnames[1:]:
         sheet = book[name]
         assert sheet.max_row <= 6
-        assert [c.value for c in sheet[1]] == report.columns.header()
+        assert [c.value for c in sheet[1]] == report.columns.header() + ["NormRatioError", "Verdict"]
         seen += [row[report.columns.header().index("TensorIndex")] for row in sheet.iter_rows(min_row=2, values_only=True)]
     assert seen == [row.tensor_index for row in report.rows]
 

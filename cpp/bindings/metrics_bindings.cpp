@@ -70,6 +70,7 @@ py::dict result_dict(const MetricsResult& r) {
   d["max_relative_error_index"] = r.max_relative_error_index;
   d["sqnr_db"] = r.sqnr_db;
   d["allclose_fraction"] = r.allclose_fraction;
+  d["norm_ratio_error"] = r.norm_ratio_error;
   d["notes"] = r.notes;
   return d;
 }

@@ -120,6 +120,13 @@ double cosine(double sum_xx, double sum_yy, double sum_xy, bool scalar_shape, ui
   return r > 1.0 ? 1.0 : r;  // NaN passes through, as in the reference
 }
 
+// | ||x|| / ||y|| - 1 | from the sums the cosine uses. A zero golden norm gives 0 when my side is
+// zero too and +inf otherwise (any magnitude against none); NaN propagates.
+double norm_ratio_error(double sum_xx, double sum_yy) {
+  if (sum_yy == 0 && !std::isnan(sum_xx)) return sum_xx == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::fabs(std::sqrt(sum_xx) / std::sqrt(sum_yy) - 1.0);
+}
+
 double side_kl_range(double lo, double hi, double& scale, bool& raw) {
   raw = !(hi != lo);
   scale = raw ? 1.0 : 1.0 / (hi - lo);
@@ -176,6 +183,7 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
   r.sqnr_db = total.sum_sq_diff == 0 ? std::numeric_limits<double>::infinity()
                                      : 10.0 * std::log10(sum_yy / total.sum_sq_diff);
   r.allclose_fraction = n ? double(total.close) / dn : kNaN;
+  r.norm_ratio_error = norm_ratio_error(sum_xx, sum_yy);
 
   if (!options.kl) {
     r.kullback_leibler_divergence = kNaN;

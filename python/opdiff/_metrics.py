@@ -77,8 +77,10 @@ class Metrics:
     * ``max_absolute_error``, ``max_relative_error`` and KL are NaN for empty inputs.
 
     All sums are accumulated in double precision. Beside them: per-side statistics, the flat index
-    of the largest absolute and relative error, SQNR in dB and the fraction of elements within
-    ``atol + rtol * |y|``.
+    of the largest absolute and relative error, SQNR in dB, the fraction of elements within
+    ``atol + rtol * |y|`` and ``norm_ratio_error`` = ``| ‖x‖₂ / ‖y‖₂ − 1 |`` (NormRatioError: the
+    magnitude error that the cosine cannot see; 0 when both sides are all zero, +inf when only the
+    golden side is).
 
     A notebook shows a Metrics as an HTML table (``_repr_html_``) and ``rich.print(m)`` as a table
     (``__rich__``): the metrics, the per-side statistics and the notes.
@@ -105,6 +107,7 @@ class Metrics:
     │ MeanRelativeError         │              0.047619 │
     │ SQNR (dB)                 │               18.3885 │
     │ allclose fraction         │              0.666667 │
+    │ NormRatioError            │             0.0991148 │
     └───────────────────────────┴───────────────────────┘
     ┏━━━━━━━━┳━━━━━┳━━━━━┳━━━━━━━━━┳━━━━━━━━━━┳━━━━━┳━━━━━━┳━━━━━━┓
     ┃ side   ┃ min ┃ max ┃    mean ┃      std ┃ NaN ┃ +Inf ┃ -Inf ┃
@@ -130,6 +133,7 @@ class Metrics:
     max_relative_error_index: int
     sqnr_db: float
     allclose_fraction: float
+    norm_ratio_error: float
     notes: Tuple[Note, ...] = ()
 
     @property

@@ -3,12 +3,15 @@
 In execution order (the fusion map's topological order; row order without one):
 1. the model inputs differ: nothing downstream can be trusted;
 2. overflow on the compared side (fp16 |x| >= 65504, or Inf/NaN in any float type);
-3. the first tensor failing the thresholds, and then culprit vs accumulated error: if the op's
+3. the first tensor the verdict fails, and then culprit vs accumulated error: if the op's
    inputs match the golden and its output does not, the op is the culprit; if its inputs already
    differ, the producers are walked back to the earliest failing op; an op that adds only a little
    error to inputs that are already off is accumulated drift, not a culprit;
 4. constant outputs on the compared side where the golden varies, and the end-to-end verdict (does
    the error reach the model outputs?).
+
+Every step judges tensors by the one verdict of the report (opdiff.report.verdict), so no finding
+fires on a tensor whose differences vanish at the network's scale.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold
+from opdiff.comparison import Report
 from opdiff.graph import FusionMap
 from opdiff.report.rows import CompareRow
+from opdiff.report.verdict import Verdict, VerdictLike
 
 _RUN_SUFFIX = re.compile(r"#(\d+)$")
 
@@ -67,13 +71,13 @@ def run_of(row: CompareRow) -> int:
     return int(found.group(1)) if found else 0
 
 
-def _one_run(report: Report, thresholds: Sequence[Threshold]) -> Report:
+def _one_run(report: Report, verdict: Verdict) -> Report:
     """The rows of one run when ``--all`` compared several: the first run with a failing row (else
     run 0). The analysis follows one execution of the graph, where each op appears once."""
     runs = sorted({run_of(row) for row in report.rows})
     if len(runs) < 2:
         return report
-    failing_runs = [run_of(row) for row in report.failing(thresholds)]
+    failing_runs = [run_of(row) for row in report.failing(verdict)]
     chosen = min(failing_runs) if failing_runs else runs[0]
     return replace(report, rows=[row for row in report.rows if run_of(row) == chosen])
 
@@ -87,17 +91,25 @@ def _cos(row: CompareRow) -> float:
     return row.metrics.cosine_similarity if row.metrics is not None else math.nan
 
 
+def _norm(row: CompareRow) -> float:
+    return row.metrics.norm_ratio_error if row.metrics is not None else math.nan
+
+
 def _error(row: CompareRow) -> float:
-    """1 - cosine, the error measure the advisor compares across ops."""
-    value = _cos(row)
-    return 1.0 if math.isnan(value) else max(0.0, 1.0 - value)
+    """The error measure the advisor compares across ops: 1 - cosine for direction, and for magnitude
+    NormRatioError^2 / 2, its equivalent in those units (an error of relative norm e costs the cosine
+    about e^2 / 2), whichever is larger."""
+    cosine, norm = _cos(row), _norm(row)
+    if math.isnan(cosine) or math.isnan(norm):
+        return 1.0
+    return max(0.0, 1.0 - cosine, min(norm, 1.0) ** 2 / 2)
 
 
 @dataclass
 class _Context:
     report: Report
     fusion_map: Optional[FusionMap]
-    thresholds: Sequence[Threshold]
+    verdict: Verdict
     ignored: Sequence[str]
 
     def __post_init__(self) -> None:
@@ -114,7 +126,7 @@ class _Context:
         return any(fnmatch.fnmatchcase(op, pattern) for pattern in self.ignored)
 
     def fails(self, row: CompareRow) -> bool:
-        return any(t.violated_by(row) for t in self.thresholds)
+        return self.verdict.fails(row)
 
     def rows_of(self, op: str, role: str) -> List[CompareRow]:
         return [row for row in self.by_op.get(op, []) if role_of(row) == role]
@@ -200,13 +212,15 @@ def _first_divergence(ctx: _Context) -> Optional[Finding]:
     elif worst_input == 0:
         input_evidence = "its inputs match the golden exactly"
     else:
-        input_evidence = f"inputs' worst cosine {1 - worst_input:.6f}, error grows {growth:.3g}x across the op"
+        input_evidence = (f"inputs' worst cosine {min(_cos(row) for row in inputs):.6f} and NormRatioError "
+                          f"{max(_norm(row) for row in inputs):.3g}, error grows {growth:.3g}x across the op")
     evidence = (
-        f"output cosine {_cos(out_row):.6f} (max rel error {out_row.metrics.max_relative_error:.4g}); "  # type: ignore[union-attr]
+        f"output cosine {_cos(out_row):.6f}, NormRatioError {_norm(out_row):.3g} "
+        f"(max rel error {out_row.metrics.max_relative_error:.4g}); "  # type: ignore[union-attr]
         + input_evidence
     )
     if not inputs_fail and (growth > DRIFT_GROWTH or not inputs):
-        received = (f"{start} receives inputs that match the golden" if inputs else
+        received = (f"{start} receives inputs that match the golden and" if inputs else
                     f"{start} is the first op whose output fails (its inputs have no golden partner to check), and it")
         return Finding(
             FindingKind.CULPRIT, start, out_row.tensor_index, out_row.index, evidence,
@@ -228,7 +242,8 @@ def _constant_outputs(ctx: _Context) -> List[Finding]:
     found = []
     for row in ctx.rows:
         m = row.metrics
-        if role_of(row) == "output" and m is not None and m.count > 1 and m.x.std == 0 and m.y.std > 0:
+        if (role_of(row) == "output" and m is not None and m.count > 1 and m.x.std == 0 and m.y.std > 0
+                and not ctx.verdict.negligible(row)):
             found.append(Finding(
                 FindingKind.CONSTANT_OUTPUT, op_of(row), row.tensor_index, row.index,
                 f"every element is {m.x.min:g} on the compared side; the golden varies (std {m.y.std:.4g})",
@@ -266,14 +281,16 @@ def advise(
     report: Report,
     fusion_map: Optional[FusionMap] = None,
     *,
-    thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
+    verdict: VerdictLike = None,
     ignore_ops: Iterable[str] = (),
 ) -> List[Finding]:
     """The advisor's findings for a comparison, most important first (the verdict last).
 
-    `ignore_ops` are fnmatch patterns of ops kept out of the analysis (placeholders, noise).
+    `verdict` judges each tensor (default: the report's default verdict; a list of Thresholds is
+    taken too); `ignore_ops` are fnmatch patterns of ops kept out of the analysis (placeholders, noise).
     """
-    ctx = _Context(_one_run(report, thresholds), fusion_map, thresholds, tuple(ignore_ops))
+    judge = report.verdict(verdict)
+    ctx = _Context(_one_run(report, judge), fusion_map, judge, tuple(ignore_ops))
     findings: List[Finding] = []
     for step in (_input_mismatch, _overflow, _first_divergence):
         found = step(ctx)

@@ -16,6 +16,15 @@ from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, quant_
 from opdiff.match import OpPlan, Scenario, plan_by_op_name, plan_with_fusion_rule
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
 from opdiff.report.rows import CompareRow
+from opdiff.report.verdict import (
+    HIGHER_IS_BETTER,
+    REFERENCE_THRESHOLDS,
+    PrecisionVerdict,
+    Threshold,
+    Verdict,
+    VerdictLike,
+    as_verdict,
+)
 
 if TYPE_CHECKING:
     from rich.console import Group
@@ -23,60 +32,19 @@ if TYPE_CHECKING:
 PathLike = Union[str, "os.PathLike[str]"]
 RuleLike = Union[PathLike, FusionMap, None]
 
-# Metrics where a larger value is better; for the others a larger value is worse.
-HIGHER_IS_BETTER = frozenset({"CosineSimilarity"})
-# The Metrics field of each reference metric a threshold can be put on (Metrics.reference_values).
-_METRIC_FIELDS = {
-    "CosineSimilarity": "cosine_similarity",
-    "MaxAbsoluteError": "max_absolute_error",
-    "AccumulatedRelativeError": "accumulated_relative_error",
-    "RelativeEuclideanDistance": "relative_euclidean_distance",
-    "KullbackLeiblerDivergence": "kullback_leibler_divergence",
-    "MeanAbsoluteError": "mean_absolute_error",
-    "RootMeanSquareError": "root_mean_square_error",
-    "MaxRelativeError": "max_relative_error",
-    "MeanRelativeError": "mean_relative_error",
-}
-
-
-@dataclass(frozen=True)
-class Threshold:
-    """A pass/fail limit on one metric: CosineSimilarity fails below `value`, error metrics above."""
-
-    metric: str
-    value: float
-
-    def __post_init__(self) -> None:
-        if self.metric not in ALGORITHMS or self.metric in ("StandardDeviation",):
-            raise ValueError(f"no threshold possible on {self.metric!r}; use one of the numeric reference metrics")
-
-    def violated_by(self, row: CompareRow) -> bool:
-        if row.metrics is None:
-            return False
-        value = getattr(row.metrics, _METRIC_FIELDS[self.metric])
-        if math.isnan(value):  # NaN data, or a cosine with one all-zero side: broken either way
-            return True
-        return value < self.value if self.metric in HIGHER_IS_BETTER else value > self.value
-
-    @classmethod
-    def parse(cls, text: str) -> "Threshold":
-        """From ``METRIC=VALUE`` (``--fail-under``)."""
-        name, _, value = text.partition("=")
-        try:
-            return cls(name.strip(), float(value))
-        except ValueError as error:
-            raise ValueError(f"bad threshold {text!r}: {error}; expected METRIC=VALUE, e.g. CosineSimilarity=0.99") from None
-
-
-DEFAULT_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.99),)
+# The cosine-only rule of the reference (kept under its old name for callers of the 0.1 API).
+DEFAULT_THRESHOLDS: Tuple[Threshold, ...] = REFERENCE_THRESHOLDS
 
 
 @dataclass
 class Report:
     """The rows of a comparison (in Index order) and what produced them.
 
-    A notebook shows a Report as an HTML summary (``_repr_html_``) and ``rich.print(report)`` as the
-    console report of ``opdiff compare`` (``__rich__``); both use the default threshold (cosine >= 0.99).
+    Pass and fail come from one verdict (opdiff.report.verdict): by default :meth:`verdict`, the
+    precision rows of each tensor's dtype pair (cosine and NormRatioError); any method that takes
+    ``verdict`` also takes a Verdict or a list of Thresholds (``--fail-under``). A notebook shows a
+    Report as an HTML summary (``_repr_html_``) and ``rich.print(report)`` as the console report of
+    ``opdiff compare`` (``__rich__``), both with the default verdict.
 
     >>> import tempfile, opdiff
     >>> from pathlib import Path
@@ -85,6 +53,8 @@ class Report:
     >>> report = opdiff.compare(case["npu"], case["golden"], fusion_rule=case["rule"])
     >>> report.first_failure().op_type
     'Conv2D'
+    >>> report.verdict().fails(report.first_failure())
+    True
     >>> "first failing tensor in execution order" in report._repr_html_()
     True
     >>> import io
@@ -103,29 +73,42 @@ class Report:
     complete: bool = True
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
+    quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
 
     @property
     def compared(self) -> List[CompareRow]:
         return [row for row in self.rows if row.compared]
 
-    def failing(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> List[CompareRow]:
-        """Rows violating any threshold, in Index (execution) order."""
-        return [row for row in self.rows if any(t.violated_by(row) for t in thresholds)]
+    def verdict(self, verdict: VerdictLike = None) -> Verdict:
+        """`verdict` as a Verdict; None gives the default one, fitted to this report's rows (their
+        dtypes, the scenario and the network's scale)."""
+        if verdict is not None:
+            return as_verdict(verdict)
+        npu_vs_npu = self.scenario in (Scenario.NPU_VS_NPU, Scenario.FUSION_ON_VS_OFF)
+        return PrecisionVerdict.for_rows(self.compared, npu_vs_npu=npu_vs_npu, quantized=self.quantized)
 
-    def first_failure(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> Optional[CompareRow]:
-        return next((row for row in self.rows if any(t.violated_by(row) for t in thresholds)), None)
+    def failing(self, verdict: VerdictLike = None) -> List[CompareRow]:
+        """Rows the verdict fails, in Index (execution) order."""
+        judge = self.verdict(verdict)
+        return [row for row in self.rows if judge.fails(row)]
 
-    def worst(self, count: int = 10) -> List[CompareRow]:
-        """The compared rows with the lowest cosine (NaN first: those are the most broken)."""
+    def first_failure(self, verdict: VerdictLike = None) -> Optional[CompareRow]:
+        judge = self.verdict(verdict)
+        return next((row for row in self.rows if judge.fails(row)), None)
 
-        def key(row: CompareRow) -> float:
+    def worst(self, count: int = 10, verdict: VerdictLike = None) -> List[CompareRow]:
+        """The compared rows the verdict fails, then the others, each by lowest cosine (NaN first:
+        those are the most broken)."""
+        judge = self.verdict(verdict)
+
+        def key(row: CompareRow) -> Tuple[bool, float]:
             value = row.metrics.cosine_similarity if row.metrics else math.nan
-            return -math.inf if math.isnan(value) else value
+            return (not judge.fails(row), -math.inf if math.isnan(value) else value)
 
         return sorted(self.compared, key=key)[:count]
 
-    def summary(self, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS) -> Dict[str, int]:
-        failing = len(self.failing(thresholds))
+    def summary(self, verdict: VerdictLike = None) -> Dict[str, int]:
+        failing = len(self.failing(verdict))
         compared = len(self.compared)
         return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
                 "not_compared": len(self.rows) - compared}
@@ -141,7 +124,7 @@ class Report:
         """Jupyter's rich display: a compact HTML summary (opdiff.report.notebook)."""
         from opdiff.report.notebook import report_html
 
-        return report_html(self, DEFAULT_THRESHOLDS)
+        return report_html(self, self.verdict())
 
     def __rich__(self) -> "Group":
         """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
@@ -311,6 +294,7 @@ def compare(
     """
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
+    fusion_rule, quant_fusion_rule = _rule(fusion_rule), _rule(quant_fusion_rule)
     scenario, plans, my_index, golden_index, quant_skipped = _plan_and_quant_skips(
         my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
         ids=ids, step=step, all_occurrences=all_occurrences,
@@ -322,7 +306,8 @@ def compare(
         golden_address=golden_index.kind is FileKind.NPU,
         overflow=overflow_detection,
     )
-    report = Report(scenario, my_index.folder, golden_index.folder, columns)
+    report = Report(scenario, my_index.folder, golden_index.folder, columns,
+                    quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule))
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
@@ -346,6 +331,18 @@ def compare(
         if writer is not None:
             _finish_csv(writer, report, failed)
     return report
+
+
+# Op types that turn float tensors into integer codes: a graph holding one is a quantized model.
+QUANTIZE_OP_TYPES = frozenset({"AscendQuant", "AscendWeightQuant", "QuantizeLinear", "DynamicQuantizeLinear"})
+
+
+def is_quantized_run(my_index: DumpIndex, fusion_rule: Optional[FusionMap], quant_fusion_rule: Optional[FusionMap]) -> bool:
+    """My side ran a quantized model: a quant rule was given, its graph quantizes, or its dump
+    names quant ops. The default verdict then judges its float tensors by the int8 row."""
+    if quant_fusion_rule is not None or my_index.is_quant:
+        return True
+    return fusion_rule is not None and any(op.type in QUANTIZE_OP_TYPES for op in fusion_rule.ops)
 
 
 def unused_dump_notes(

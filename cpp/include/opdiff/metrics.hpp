@@ -57,6 +57,7 @@ struct MetricsResult {
   uint64_t max_relative_error_index = 0;
   double sqnr_db = 0;             // 10 log10(sum y^2 / sum (x - y)^2)
   double allclose_fraction = 0;   // share of elements with |x - y| <= atol + rtol |y|
+  double norm_ratio_error = 0;    // | ||x||_2 / ||y||_2 - 1 |: the magnitude error the cosine cannot see
   uint32_t notes = kNoteNone;     // MetricNote bits
 };
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    from opdiff.report.verdict import Verdict
 
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -62,7 +65,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "rows are named op#0, op#1, ... and ordered run by run")
     parser.add_argument("--threads", type=int, help="tensor pairs compared at once (default: every core)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 3 when a row violates it: CosineSimilarity below VALUE, error metrics above it")
+                        help="replace the default verdict by these limits (repeatable; CosineSimilarity fails below VALUE, "
+                        "error metrics and NormRatioError above it) and exit 3 when a row violates one")
+    parser.add_argument("--fail", action="store_true",
+                        help="exit 3 when the verdict fails any tensor (for CI)")
+    parser.add_argument("--thresholds", choices=("default", "reference"), default="default",
+                        help="the verdict: default (per dtype pair: cosine and NormRatioError, docs/metrics.md) or "
+                        "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when the output is a terminal)")
     parser.set_defaults(run=run)
@@ -131,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.comparison import DEFAULT_THRESHOLDS, Threshold, compare, result_file_name
+    from opdiff.comparison import compare, result_file_name
     from opdiff.graph import GraphFormatError, read_graph
     from opdiff.report.console import print_report
 
@@ -147,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
 
             require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
-        thresholds = [Threshold.parse(text) for text in args.fail_under]
+        verdict = parse_verdict(args.fail_under, args.thresholds)
         if args.max_cmp_size < 0:
             raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -182,12 +191,13 @@ def _run(args: argparse.Namespace) -> int:
         errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
     console = Console()
-    print_report(report, console, thresholds or DEFAULT_THRESHOLDS, csv_path=str(report.csv_path))
+    judge = report.verdict(verdict)
+    print_report(report, console, judge, csv_path=str(report.csv_path))
     findings = []
     if args.advisor or {"json", "html"} & set(formats):  # the JSON and HTML reports always carry the findings
         from opdiff.advisor import advise
 
-        findings = advise(report, fusion_rule, thresholds=thresholds or DEFAULT_THRESHOLDS, ignore_ops=args.ignore_ops)
+        findings = advise(report, fusion_rule, verdict=judge, ignore_ops=args.ignore_ops)
     if args.advisor:
         from opdiff.advisor import write_advisor_summary
         from opdiff.report.console import print_findings
@@ -198,13 +208,27 @@ def _run(args: argparse.Namespace) -> int:
         for name in formats:
             writer = _writer(name)
             if writer is not None:
-                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, thresholds or DEFAULT_THRESHOLDS)
+                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, judge)
                 console.print(f"{name} report: {path}")
     if not report.complete:
         return EXIT_INTERRUPTED
-    if thresholds and report.failing(thresholds):
+    if (args.fail or args.fail_under) and report.first_failure(judge) is not None:
         return EXIT_THRESHOLDS
     return EXIT_OK
+
+
+def parse_verdict(fail_under: Sequence[str], thresholds: str) -> "Optional[Verdict]":
+    """The verdict the flags ask for: ``--fail-under`` limits, the reference's rule, or None (the
+    report's default verdict)."""
+    from opdiff.report.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict
+
+    if fail_under:
+        if thresholds != "default":
+            raise ValueError("--fail-under gives the verdict's limits itself: it does not combine with --thresholds")
+        return ThresholdVerdict(tuple(Threshold.parse(text) for text in fail_under))
+    if thresholds == "reference":
+        return ThresholdVerdict(REFERENCE_THRESHOLDS, name="reference")
+    return None
 
 
 def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule, ids) -> int:

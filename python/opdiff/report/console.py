@@ -11,8 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from opdiff.comparison import DEFAULT_THRESHOLDS, Report, Threshold
+from opdiff.comparison import Report
 from opdiff.report.rows import CompareRow
+from opdiff.report.verdict import Verdict, VerdictLike
 
 
 def _number(value: float) -> str:
@@ -20,37 +21,40 @@ def _number(value: float) -> str:
 
 
 def _worst_table(rows: Sequence[CompareRow]) -> Table:
-    table = Table(title="worst tensors (lowest cosine)", title_justify="left")
-    for column in ("Index", "TensorIndex", "Cosine", "MaxAbsErr", "MaxRelErr", "Why"):
-        table.add_column(column, justify="right" if column in ("Index", "Cosine", "MaxAbsErr", "MaxRelErr") else "left",
+    table = Table(title="worst tensors (failing first, then lowest cosine)", title_justify="left")
+    for column in ("Index", "TensorIndex", "Cosine", "NormRatioErr", "MaxAbsErr", "MaxRelErr", "Why"):
+        table.add_column(column, justify="left" if column in ("TensorIndex", "Why") else "right",
                          overflow="fold")
     for row in rows:
         m = row.metrics
         assert m is not None
         # Text, not str: a tensor name such as "a[1]" is data, not rich markup.
-        table.add_row(str(row.index), Text(row.tensor_index), _number(m.cosine_similarity), _number(m.max_absolute_error),
+        table.add_row(str(row.index), Text(row.tensor_index), _number(m.cosine_similarity), _number(m.norm_ratio_error),
+                      _number(m.max_absolute_error),
                       _number(m.max_relative_error), Text(", ".join(row.reasons)))
     return table
 
 
-def report_renderables(report: Report, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
-                       csv_path: Optional[str] = None) -> List[RenderableType]:
-    """The console report as rich renderables, in order (what ``print_report`` and ``rich.print(report)`` show)."""
-    summary = report.summary(thresholds)
-    limits = ", ".join(f"{t.metric} {'>=' if t.metric == 'CosineSimilarity' else '<='} {t.value:g}" for t in thresholds)
+def report_renderables(report: Report, verdict: VerdictLike = None, csv_path: Optional[str] = None) -> List[RenderableType]:
+    """The console report as rich renderables, in order (what ``print_report`` and ``rich.print(report)`` show);
+    pass and fail by `verdict` (default: the report's default verdict)."""
+    judge: Verdict = report.verdict(verdict)
+    summary = report.summary(judge)
+    limits = judge.limits_text(report.rows)
     # Plain strings are highlighted by the console; Text (from_markup) is not, for names and paths.
     out: List[RenderableType] = [
         f"[bold]opdiff compare[/] ({report.scenario.value})",
         f"  my:     {escape(str(report.my_folder))}\n  golden: {escape(str(report.golden_folder))}",
         f"  {summary['rows']} rows: {summary['compared']} tensors compared, [green]{summary['passing']} pass[/], "
-        f"[red]{summary['failing']} fail[/] ({limits}), {summary['not_compared']} without a partner",
+        f"[red]{summary['failing']} fail[/], {summary['not_compared']} without a partner",
+        Text(f"  verdict ({judge.name}): {limits}"),
     ]
     if not report.complete:
         out.append("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
-    worst = [row for row in report.worst(10) if row.metrics is not None]
+    worst = [row for row in report.worst(10, judge) if row.metrics is not None]
     if worst:
         out.append(_worst_table(worst))
-    first = report.first_failure(thresholds)
+    first = report.first_failure(judge)
     if first is None:
         out.append("[green]every compared tensor meets the thresholds[/]")
     else:
@@ -58,8 +62,9 @@ def report_renderables(report: Report, thresholds: Sequence[Threshold] = DEFAULT
         assert m is not None
         out.append(
             f"[bold red]first failing tensor in execution order:[/] {escape(first.tensor_index)} (Index {first.index}, "
-            f"{escape(first.op_type)}): cosine {_number(m.cosine_similarity)}, max abs error "
-            f"{_number(m.max_absolute_error)} at flat index {m.max_absolute_error_index}"
+            f"{escape(first.op_type)}): cosine {_number(m.cosine_similarity)}, NormRatioError "
+            f"{_number(m.norm_ratio_error)}, max abs error {_number(m.max_absolute_error)} at flat index "
+            f"{m.max_absolute_error_index}"
         )
     missing = [row for row in report.rows if not row.compared][:5]
     for row in missing:
@@ -78,10 +83,10 @@ def report_renderables(report: Report, thresholds: Sequence[Threshold] = DEFAULT
     return out
 
 
-def print_report(report: Report, console: Optional[Console] = None, thresholds: Sequence[Threshold] = DEFAULT_THRESHOLDS,
+def print_report(report: Report, console: Optional[Console] = None, verdict: VerdictLike = None,
                  csv_path: Optional[str] = None) -> None:
     console = console or Console()
-    for renderable in report_renderables(report, thresholds, csv_path):
+    for renderable in report_renderables(report, verdict, csv_path):
         console.print(renderable)
 
 

@@ -40,6 +40,7 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("max_absolute_error_index", ("metrics", "max_absolute_error_index")),
     ("max_relative_error_index", ("metrics", "max_relative_error_index")),
     ("sqnr_db", ("metrics", "sqnr_db")), ("allclose_fraction", ("metrics", "allclose_fraction")),
+    ("norm_ratio_error", ("metrics", "norm_ratio_error")),
     ("notes", ("metrics", "notes")),
 ) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y")
           for stat in ("min", "max", "mean", "std", "nan", "pos_inf", "neg_inf"))
@@ -111,7 +112,7 @@ def render_html(document: Dict[str, Any]) -> str:
     return template
 
 
-def write_html_report(report, path: Path, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None) -> Path:
+def write_html_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Path:
     """Write the HTML report of a Report (and the advisor's findings) through a temporary name.
 
     >>> import numpy as np, opdiff, tempfile, os
@@ -129,6 +130,6 @@ def write_html_report(report, path: Path, findings: Sequence[Any] = (), threshol
     """
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(render_html(report_json(report, findings, thresholds)), encoding="utf-8")
+    partial.write_text(render_html(report_json(report, findings, verdict)), encoding="utf-8")
     os.replace(partial, path)
     return path

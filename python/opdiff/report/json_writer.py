@@ -61,14 +61,13 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[
     }
 
 
-def report_json(report, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None) -> Dict[str, Any]:
-    """The JSON document of a Report (and the advisor's findings)."""
+def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
+    """The JSON document of a Report (and the advisor's findings), pass and fail by `verdict`."""
     from opdiff import __version__
-    from opdiff.comparison import DEFAULT_THRESHOLDS, HIGHER_IS_BETTER
 
-    thresholds = list(thresholds or DEFAULT_THRESHOLDS)
+    judge = report.verdict(verdict)
     algorithms = list(report.columns.algorithms)
-    failing_ids = {id(row) for row in report.failing(thresholds)}
+    failing_ids = {id(row) for row in report.failing(judge)}
     return {
         "schema": SCHEMA_ID,
         "opdiff_version": __version__,
@@ -78,9 +77,9 @@ def report_json(report, findings: Sequence[Any] = (), thresholds: Optional[Seque
         "golden": str(report.golden_folder),
         "complete": report.complete,
         "algorithms": algorithms,
-        "thresholds": [{"metric": t.metric, "value": t.value, "fails_when": "below" if t.metric in HIGHER_IS_BETTER else "above"}
-                       for t in thresholds],
-        "summary": report.summary(thresholds),
+        "verdict": judge.name,
+        "thresholds": judge.as_json(),
+        "summary": report.summary(judge),
         "rows": [row_json(row, algorithms, id(row) in failing_ids) for row in report.rows],
         "findings": [
             {"kind": f.kind.value, "op": f.op, "tensor_index": f.tensor_index, "index": f.index, "evidence": f.evidence,
@@ -91,12 +90,12 @@ def report_json(report, findings: Sequence[Any] = (), thresholds: Optional[Seque
     }
 
 
-def write_json_report(report, path: Path, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None) -> Path:
+def write_json_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Path:
     """Write the JSON report through a temporary name."""
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
     with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(report_json(report, findings, thresholds), handle, allow_nan=False, separators=(",", ":"))
+        json.dump(report_json(report, findings, verdict), handle, allow_nan=False, separators=(",", ":"))
     os.replace(partial, path)
     return path
 

@@ -46,6 +46,7 @@ def metric_rows(m: "Metrics") -> List[Tuple[str, str]]:
         ("MeanRelativeError", number(m.mean_relative_error)),
         ("SQNR (dB)", number(m.sqnr_db)),
         ("allclose fraction", number(m.allclose_fraction)),
+        ("NormRatioError", number(m.norm_ratio_error)),
     ]
 
 

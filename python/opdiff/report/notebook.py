@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, List, Sequence
 from opdiff.report.metrics_view import number
 
 if TYPE_CHECKING:
-    from opdiff.comparison import Report, Threshold
+    from opdiff.comparison import Report
+    from opdiff.report.verdict import Verdict
 
 WORST_COLUMNS = ("Index", "OpType", "TensorIndex", "Cosine", "MaxAbsErr", "MaxRelErr", "Why")
 
@@ -21,10 +22,10 @@ def _row(tag: str, values: Sequence[str]) -> str:
     return "<tr>" + "".join(f"<{tag}>{html.escape(value)}</{tag}>" for value in values) + "</tr>"
 
 
-def report_html(report: "Report", thresholds: "Sequence[Threshold]", worst: int = 10) -> str:
-    """The summary of `report` as an HTML fragment."""
-    summary = report.summary(thresholds)
-    limits = ", ".join(f"{t.metric} {'>=' if t.metric == 'CosineSimilarity' else '<='} {t.value:g}" for t in thresholds)
+def report_html(report: "Report", verdict: "Verdict", worst: int = 10) -> str:
+    """The summary of `report` as an HTML fragment, pass and fail by `verdict`."""
+    summary = report.summary(verdict)
+    limits = verdict.limits_text(report.rows)
     parts: List[str] = [
         '<div class="opdiff-report">',
         f"<p><strong>opdiff compare</strong> ({html.escape(report.scenario.value)})<br>",
@@ -38,7 +39,7 @@ def report_html(report: "Report", thresholds: "Sequence[Threshold]", worst: int 
     ]
     if not report.complete:
         parts.append("<p><strong>interrupted</strong>: the report covers the ops compared before the stop</p>")
-    rows = [row for row in report.worst(worst) if row.metrics is not None]
+    rows = [row for row in report.worst(worst, verdict) if row.metrics is not None]
     if rows:
         parts += ["<table>", "<caption>worst tensors (lowest cosine)</caption>", _row("th", WORST_COLUMNS)]
         for row in rows:
@@ -47,7 +48,7 @@ def report_html(report: "Report", thresholds: "Sequence[Threshold]", worst: int 
             parts.append(_row("td", (str(row.index), row.op_type, row.tensor_index, number(m.cosine_similarity),
                                      number(m.max_absolute_error), number(m.max_relative_error), ", ".join(row.reasons))))
         parts.append("</table>")
-    first = report.first_failure(thresholds)
+    first = report.first_failure(verdict)
     if first is None:
         parts.append("<p>every compared tensor meets the thresholds</p>")
     else:

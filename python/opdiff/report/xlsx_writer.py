@@ -1,6 +1,7 @@
 """The Excel report (needs the optional xlsxwriter: ``pip install "opdiff[xlsx]"``): a summary sheet
 (counts, thresholds, the advisor's findings) and the rows in the result CSV's columns, split over as
-many sheets as Excel's row limit requires, failing rows highlighted.
+many sheets as Excel's row limit requires, with NormRatioError and the verdict beside them, failing
+rows highlighted.
 
 Metric cells are numbers where the CSV text is a finite number, else the CSV's text (nan, inf, NaN
 for "not computed"): a spreadsheet cannot hold NaN or Inf as numbers.
@@ -15,6 +16,7 @@ from typing import Any, List, Optional, Sequence, Union
 
 from opdiff.report.csv_writer import format_row
 from opdiff.report.rows import CompareRow
+from opdiff.report.verdict import VerdictLike
 
 EXCEL_MAX_ROWS = 1_048_576  # rows per worksheet, the header included
 
@@ -46,10 +48,11 @@ def sheet_names(rows: int, row_limit: int = EXCEL_MAX_ROWS) -> List[str]:
     return ["rows"] + [f"rows ({k})" for k in range(2, count + 1)]
 
 
-def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), thresholds: Optional[Sequence[Any]] = None,
+def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None,
                       *, row_limit: int = EXCEL_MAX_ROWS) -> Path:
     """Write the Excel report through a temporary name; `row_limit` is the rows per sheet (header
-    included), Excel's limit by default.
+    included), Excel's limit by default. The rows carry the result CSV's columns, then
+    NormRatioError and the verdict (pass/fail; empty when not compared).
 
     >>> import numpy as np, opdiff, tempfile, os
     >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b")
@@ -62,11 +65,9 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), threshol
     require_xlsxwriter()
     import xlsxwriter
 
-    from opdiff.comparison import DEFAULT_THRESHOLDS, HIGHER_IS_BETTER
-
     if row_limit < 2:
         raise ValueError("row_limit must leave room for the header and one row")
-    thresholds = list(thresholds or DEFAULT_THRESHOLDS)
+    judge = report.verdict(verdict)
     path = Path(path)
     partial = path.with_name(path.name + ".partial")
     # constant_memory: rows go straight to disk, so a million-row report does not sit in memory.
@@ -89,7 +90,7 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), threshol
                 summary.write(line, col, value, style)
             line += 1
 
-        counts = report.summary(thresholds)
+        counts = report.summary(judge)
         put("opdiff comparison", style=bold)
         put("scenario", report.scenario.value)
         put("my (compared)", str(report.my_folder))
@@ -100,9 +101,9 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), threshol
         for key in ("rows", "compared", "passing", "failing", "not_compared"):
             put(key, counts[key])
         line += 1
-        put("thresholds", style=bold)
-        for t in thresholds:
-            put(t.metric, f"fails {'below' if t.metric in HIGHER_IS_BETTER else 'above'} {t.value:g}")
+        put(f"thresholds (verdict: {judge.name})", style=bold)
+        for limit in judge.as_json():
+            put(str(limit["metric"]), f"fails {limit['fails_when']} {limit['value']:g}", str(limit["applies_to"]))
         line += 1
         put("findings", style=bold)
         put("kind", "op", "tensor", "Index", "evidence", "advice", style=header_format)
@@ -113,8 +114,8 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), threshol
         if not findings:
             put("(the advisor was not run or found nothing)")
 
-        header = report.columns.header()
-        failing = {id(row) for row in report.failing(thresholds)}
+        header = report.columns.header() + ["NormRatioError", "Verdict"]
+        failing = {id(row) for row in report.failing(judge)}
         names = sheet_names(len(report.rows), row_limit)
         per_sheet = row_limit - 1
         for number, name in enumerate(names):
@@ -126,7 +127,9 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), threshol
             chunk: Sequence[CompareRow] = report.rows[number * per_sheet:(number + 1) * per_sheet]
             for r, row in enumerate(chunk, start=1):
                 style = fail if id(row) in failing else None
-                for col, text in enumerate(format_row(row, report.columns)):
+                verdict_cell = "" if row.metrics is None else "fail" if id(row) in failing else "pass"
+                extra = ["" if row.metrics is None else repr(row.metrics.norm_ratio_error), verdict_cell]
+                for col, text in enumerate(format_row(row, report.columns) + extra):
                     value = _cell(text)
                     if isinstance(value, float):
                         sheet.write_number(r, col, value, style)

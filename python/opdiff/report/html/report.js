@@ -54,7 +54,8 @@
   function renderHeader() {
     const meta = $("meta");
     const items = [["scenario", data.scenario], ["my (compared)", data.my], ["golden", data.golden],
-      ["thresholds", data.thresholds.map((t) => `${t.metric} fails ${t.fails_when} ${t.value}`).join("; ")],
+      ["verdict", data.verdict],
+      ["thresholds", data.thresholds.map((t) => `${t.applies_to}: ${t.metric} fails ${t.fails_when} ${t.value}`).join("; ")],
       ["created", `${data.created} by opdiff ${data.opdiff_version}${data.complete ? "" : " (interrupted: partial)"}`]];
     for (const [k, v] of items) { meta.append(el("dt", { text: k }), el("dd", { text: v })); }
     const s = data.summary;
@@ -283,7 +284,8 @@
       panel.append(el("h3", { text: "metrics" }));
       const names = ["count", "cosine_similarity", "max_absolute_error", "max_absolute_error_index", "max_relative_error",
         "max_relative_error_index", "mean_absolute_error", "mean_relative_error", "accumulated_relative_error",
-        "relative_euclidean_distance", "root_mean_square_error", "kullback_leibler_divergence", "sqnr_db", "allclose_fraction"];
+        "relative_euclidean_distance", "root_mean_square_error", "kullback_leibler_divergence", "sqnr_db", "allclose_fraction",
+        "norm_ratio_error"];
       panel.append(table(names.map((n) => [n, n === "count" || n.endsWith("_index") ? fmt(r[F[n]]) : fmtFloat(num(r[F[n]]))])));
       const stats = el("table", { class: "sides" }, el("tr", {}, el("th", { text: "" }), el("th", { text: "my" }), el("th", { text: "golden" })));
       for (const s of ["min", "max", "mean", "std", "nan", "pos_inf", "neg_inf"]) {
