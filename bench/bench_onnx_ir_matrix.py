@@ -110,9 +110,10 @@ def _judge(case: Case, device: "object", golden_folder: Path) -> None:
 
 
 def _failure_text(error: Exception) -> str:
-    """The end of the message, where ONNX Runtime says what is wrong (its start is a source location)."""
+    """What ONNX Runtime says is wrong: the text after its last "FAIL : " (before it: a source
+    location and a C++ signature), else the end of the message."""
     words = " ".join(str(error).split())
-    return f"{type(error).__name__}: {words[-140:]}"
+    return f"{type(error).__name__}: {words.rpartition('FAIL : ')[2][-140:]}"
 
 
 def worker(env: str, models: List[str], scratch: Path) -> Iterator[Case]:
