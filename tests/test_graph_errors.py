@@ -12,7 +12,9 @@ from opdiff.graph.atc_json import read_atc_json
 from opdiff.graph.om_reader import read_om
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.testing.model_defs import model_def, op_def, simple_model_def
-from opdiff.testing.om_writer import FLOW_SUBMODEL, MODEL_DEF, WEIGHTS_DATA, HeaderFields, om_bytes, write_om, write_om2
+from opdiff.testing.om_writer import (
+    FLOW_SUBMODEL, MODEL_DEF, WEIGHTS_DATA, HeaderFields, OmVariant, om_bytes, write_om, write_om2,
+)
 
 GOOD = simple_model_def().SerializeToString()
 
@@ -63,7 +65,7 @@ def test_partition_past_the_end(tmp_path):
 
 
 def test_legacy_partition_past_the_end(tmp_path):
-    data = bytearray(om_bytes([[(MODEL_DEF, GOOD)]], legacy=True))
+    data = bytearray(om_bytes([[(MODEL_DEF, GOOD)]], variant=OmVariant.V2_TINY))
     struct.pack_into("<I", data, 256 + 4 + 8, len(GOOD) + 1)
     expect_error(write(tmp_path, bytes(data)), "partition 0 (type 0")
 
@@ -82,7 +84,7 @@ def test_partition_count_out_of_range(tmp_path):
 
 
 def test_more_submodels_announced_than_present(tmp_path):
-    expect_error(write(tmp_path, om_bytes([[(MODEL_DEF, GOOD)]], header=HeaderFields(model_num=2))), "sub-model 1: partition table runs past the end")
+    expect_error(write(tmp_path, om_bytes([[(MODEL_DEF, GOOD)]], header=HeaderFields(model_num=2))), "sub-model 1 of 2 (model_num): partition table runs past the end")
 
 
 def test_broken_protobuf(tmp_path):

@@ -19,7 +19,7 @@ from opdiff.testing.attr_compressor import compress
 from opdiff.testing.model_defs import model_def, model_def_from_fusion_map, op_def, output_desc, simple_model_def
 from opdiff.testing.om_writer import (
     FLOW_MODEL, FLOW_MODEL_TYPE, FLOW_SUBMODEL, MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, TBE_KERNELS, WEIGHTS_DATA,
-    HeaderFields, om_bytes, write_om, write_om2,
+    HeaderFields, OmVariant, om_bytes, write_om, write_om2,
 )
 
 
@@ -101,14 +101,16 @@ def test_current_generation_single_model(tmp_path):
     assert fm.warnings == ()
 
 
-def test_legacy_generation_uses_tiny_table_and_32bit_length(tmp_path):
-    data = om_bytes([[(MODEL_DEF, fused_model_def().SerializeToString()), (WEIGHTS_DATA, bytes(7))]], legacy=True)
+@pytest.mark.parametrize("variant", [OmVariant.V1_0, OmVariant.V2_TINY])
+def test_old_generations_use_tiny_table_and_32bit_length(tmp_path, variant):
+    data = om_bytes([[(MODEL_DEF, fused_model_def().SerializeToString()), (WEIGHTS_DATA, bytes(7))]], variant=variant)
     assert struct.unpack_from("<Q", data, 184)[0] == 0 and struct.unpack_from("<I", data, 76)[0] == len(data) - 256
-    assert struct.unpack_from("<I", data, 156)[0] == 0  # "1.0" files have no model_num
     path = tmp_path / "old.om"
     path.write_bytes(data)
     om = read_om(path)
-    assert not om.header.wide_table
+    assert not om.header.wide_table and om.header.length == len(data) - 256
+    assert om.header.model_num == (None if variant is OmVariant.V1_0 else 1)
+    assert om.header.platform_version == "1.11.z.0"
     assert om.fusion_map == json_map(fused_model_def())
 
 
@@ -133,7 +135,7 @@ def test_flow_model_always_uses_the_wide_table(tmp_path):
     model = fused_model_def()
     path = write_om(tmp_path / "flow.om", [[(FLOW_MODEL, b"flow-def"), (MODEL_DEF, model.SerializeToString()),
                                             (FLOW_SUBMODEL, b"sub-a"), (FLOW_SUBMODEL, b"sub-b")]],
-                    legacy=True, header=HeaderFields(modeltype=FLOW_MODEL_TYPE))
+                    variant=OmVariant.V2_TINY, header=HeaderFields(modeltype=FLOW_MODEL_TYPE))
     om = read_om(path)
     assert om.header.modeltype == FLOW_MODEL_TYPE and om.header.model_length == 0 and om.header.wide_table
     assert [p.type for p in om.submodels[0].partitions].count(PartitionType.FLOW_SUBMODEL) == 2
@@ -240,12 +242,12 @@ def fusion_maps(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(fm=fusion_maps(), compressed=st.booleans(), legacy=st.booleans())
-def test_any_fusion_map_survives_om_and_json(tmp_path, fm, compressed, legacy):
+@given(fm=fusion_maps(), compressed=st.booleans(), variant=st.sampled_from(OmVariant))
+def test_any_fusion_map_survives_om_and_json(tmp_path, fm, compressed, variant):
     model = model_def_from_fusion_map(fm)
     if compressed:
         compress(model)
-    path = write_om(tmp_path / "h.om", [[(MODEL_DEF, model.SerializeToString())]], legacy=legacy)
+    path = write_om(tmp_path / "h.om", [[(MODEL_DEF, model.SerializeToString())]], variant=variant)
     from_om = opdiff.read_graph(path)
     assert from_om == fm
     assert fusion_map_from_json(json.loads(json.dumps(export_atc_json(from_om)))) == fm

@@ -27,12 +27,13 @@ from opdiff import _core
 from opdiff.dumps import DumpFormatError, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number
-from opdiff.graph import GraphFormatError, read_graph
+from opdiff.graph import GraphFormatError
+from opdiff.graph.read import read_graph_file
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.testing.attr_compressor import compress
 from opdiff.testing.model_defs import model_def, op_def, output_desc, simple_model_def
 from opdiff.testing.om_writer import (
-    MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, WEIGHTS_DATA, om_bytes, write_om2,
+    MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, WEIGHTS_DATA, OmVariant, atc_partitions, om_bytes, write_om2,
 )
 
 _BENCH = Path(__file__).resolve().parent.parent
@@ -193,21 +194,33 @@ def om_seeds(folder: Path) -> List[bytes]:
     simple = simple_model_def().SerializeToString()
     compressed = _fused_model()
     compress(compressed)
-    seeds = [
+    # Each header variant of real ATC output (real-files.md §1) with the partitions of its era.
+    seeds = [om_bytes([atc_partitions(simple, variant)], variant=variant) for variant in OmVariant]
+    seeds += [
         om_bytes([[(MODEL_DEF, simple)]]),
-        om_bytes([[(MODEL_DEF, simple)]], legacy=True),
+        om_bytes([[(MODEL_DEF, compressed.SerializeToString()), (WEIGHTS_DATA, bytes(16))]], variant=OmVariant.V1_0),
         om_bytes([[(MODEL_INOUT_INFO, b"\0" * 12), (MODEL_DEF, compressed.SerializeToString()), (WEIGHTS_DATA, bytes(16))]]),
         om_bytes([[(MODEL_DEF, _fused_model().SerializeToString()), (TASK_INFO, b"t" * 8)], [(MODEL_DEF, simple)]]),
+        om_bytes([[(MODEL_DEF, _fused_model().SerializeToString())], [(MODEL_DEF, simple)]], variant=OmVariant.V2_TINY),
     ]
+    no_length = bytearray(seeds[0])
+    no_length[76:80] = bytes(4)  # a "1.0" header whose length is 0: read by the partition table alone
+    seeds.append(bytes(no_length))
     seeds.append(write_om2(folder / "package.om", {"graph": [{"name": "g", "op": []}]}).read_bytes())
+    seeds.append(write_om2(folder / "package_with_model.om", {"graph": [{"name": "g", "op": []}]},
+                           model_binary=seeds[0]).read_bytes())
     return seeds
 
 
 def check_om(data: bytes) -> None:
+    """What `opdiff graph` reads: the FusionMap, the build facts and, for an .om, header and partitions."""
     try:
-        fusion_map = read_graph(Scratch.write("mutant.om", data))
-        for group in fusion_map.groups:
+        graph = read_graph_file(Scratch.write("mutant.om", data))
+        for group in graph.fusion_map.groups:
             _ = group.original_names, group.relation
+        _ = graph.facts.soc_version
+        if graph.om is not None:
+            _ = graph.om.header.version_name, [p.type.name for sub in graph.om.submodels for p in sub.partitions]
     except GraphFormatError:
         return
 
@@ -338,7 +351,7 @@ TARGETS: Dict[str, Target] = {
         Target("header", "the core's DumpData wire decoder (_core.decode_dump_header), checked against protobuf", header_seeds, check_header),
         Target("dump", "whole dump files (v2, v1, nano): read_dump, every tensor stored and laid out, stats", dump_seeds, check_dump),
         Target("npy", ".npy files through the core's reader, checked against np.load", npy_seeds, check_npy),
-        Target("om", "read_graph on .om files and OM2 packages", om_seeds, check_om),
+        Target("om", "read_graph_file (what opdiff graph reads) on .om files and OM2 packages", om_seeds, check_om),
         Target("layout", "TensorView over random stored formats, shapes, dtypes, groups and targets", layout_seeds, check_layout),
     )
 }

@@ -68,7 +68,24 @@ def main(argv: Optional[List[str]] = None, *, whole_process: bool = False) -> in
         parser.print_help()
         return 2
     args.whole_process = whole_process
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except Exception as error:  # a bug: say so in one line instead of a traceback, with where it happened
+        return report_internal_error(error)
+
+
+def report_internal_error(error: Exception) -> int:
+    """Print an unexpected exception as one ``error:`` line naming where it was raised; EXIT INTERNAL."""
+    import traceback
+
+    from opdiff.commands.errors import print_error
+    from opdiff.commands.exit_codes import ExitCode
+
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno} ({frames[-1].name})" if frames else ""
+    print_error(f"internal error, a bug in opdiff: {type(error).__name__}: {error}{where}. Please report it with the "
+                "command line and opdiff's version.")
+    return int(ExitCode.INTERNAL)
 
 
 def entry() -> int:

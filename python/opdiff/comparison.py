@@ -17,7 +17,6 @@ from opdiff.match import OpPlan, Scenario, plan_by_op_name, plan_with_fusion_rul
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import (
-    HIGHER_IS_BETTER,
     REFERENCE_THRESHOLDS,
     PrecisionVerdict,
     Threshold,

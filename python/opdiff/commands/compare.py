@@ -7,10 +7,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from opdiff.commands.errors import print_error
+
 if TYPE_CHECKING:
     from opdiff.report.verdict import Verdict
 
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+from opdiff.commands.exit_codes import ExitCode
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = (
+    ExitCode.OK, ExitCode.BAD_INPUT, ExitCode.THRESHOLDS, ExitCode.INTERRUPTED)
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -188,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
             all_occurrences=args.all_occurrences,
         )
     except (ValueError, OSError, GraphFormatError) as error:
-        errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        print_error(f"{error}", errors)
         return EXIT_BAD_INPUT
     console = Console()
     judge = report.verdict(verdict)

@@ -34,6 +34,8 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from opdiff.commands.errors import print_error
+
 EXIT_SOME_FAILED = 11  # the reference's "invalid dump data" code
 SKIPPED_NAMES = ("mapping.csv", "convert_failed_file_list.txt")
 MAX_NAME = 255
@@ -257,20 +259,20 @@ def run(args: argparse.Namespace) -> int:
         target_format = format_name(format_number(args.format)) if args.format else None
         shape = parse_shape(args.shape)
     except ValueError as error:
-        console.print(f"[red]error:[/] {error}")
+        print_error(f"{error}", console)
         return 2
     if shape is not None and not target_format:
-        console.print("[red]error:[/] -s needs -f")
+        print_error("-s needs -f", console)
         return 2
     files = input_files(args.dump)
     if not files:
-        console.print(f"[red]error:[/] no files in {args.dump}")
+        print_error(f"no files in {args.dump}", console)
         return 2
     options = ConvertOptions(Path(args.output), args.type, target_format, shape, args.output_index, args.input_index)
     try:
         prepare_output(options.out_dir)
     except OSError as error:
-        console.print(f"[red]error:[/] cannot write to {options.out_dir}: {error.strerror or error}")
+        print_error(f"cannot write to {options.out_dir}: {error.strerror or error}", console)
         return 2
     start = time.perf_counter()
     results = convert(files, options, args.threads)
@@ -283,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_failed_list(options.out_dir, failed)
         except OSError as error:
-            console.print(f"[red]error:[/] cannot write convert_failed_file_list.txt: {error.strerror or error}")
+            print_error(f"cannot write convert_failed_file_list.txt: {error.strerror or error}", console)
     megabytes = sum(r.bytes_read for r in results) / 1e6
     table = Table(title="opdiff convert", show_header=False)
     table.add_row("files converted", f"{len(results) - len(failed)} of {len(results)} in full")

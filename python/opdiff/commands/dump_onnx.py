@@ -14,6 +14,8 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING
 
+from opdiff.commands.errors import print_error
+
 if TYPE_CHECKING:
     from opdiff.producers import DumpResult
 
@@ -47,14 +49,13 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.text import Text
 
     from opdiff.producers import MissingOnnxError, require_onnx
 
     errors = Console(stderr=True)
 
     def fail(message: str, code: int) -> int:
-        errors.print(Text.assemble(("opdiff dump-onnx: error: ", "bold red"), message), soft_wrap=True)
+        print_error(message, errors, prefix="opdiff dump-onnx: error: ")
         return code
 
     try:
@@ -65,7 +66,14 @@ def run(args: argparse.Namespace) -> int:
         model, name, feeds, notes = _load(args)
     except (ValueError, FileNotFoundError, OSError) as error:
         return fail(str(error), EXIT_BAD_ARGUMENTS)
-    from opdiff.producers import DeviceLayout, DumpOptions, Optimization, OutputKind, Precision, dump_onnx
+    from opdiff.producers import (
+        DeviceLayout,
+        DumpOptions,
+        Optimization,
+        OutputKind,
+        Precision,
+        dump_onnx,
+    )
     from opdiff.producers.fault_injection import parse_fault
 
     try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from opdiff.commands.errors import print_error
+
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         result = compare_files(args.my_file, args.golden_file, threads=args.threads or None)
         path = write_file_result(result, args.output)
     except (ValueError, OSError) as error:
-        Console(stderr=True).print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        print_error(f"{error}")
         return EXIT_BAD_INPUT
     console = Console()
     table = Table(title=f"{result.my.name} vs {result.golden.name}, shape {list(result.shape)}", title_justify="left",

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser("info", help="list the tensors of dump or .npy files")
@@ -30,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             dump = read_dump(path)
         except DumpFormatError as error:
-            Console(stderr=True).print(f"[red]error:[/] {error}")
-            status = 11
+            print_error(f"{error}")
+            status = int(ExitCode.INVALID_DUMP_DATA)  # the others are still listed
             continue
         title = f"{dump.path.name}  [dim]({dump.form}, op {dump.op_name or '-'}, version {dump.version or '-'}, timestamp {dump.timestamp or '-'})[/]"
         table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)

@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, List
 
+from opdiff.commands.errors import print_error
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -43,15 +45,15 @@ def run(args: argparse.Namespace) -> int:
     errors = Console(stderr=True)
     folder = args.dump_path or args.folder
     if folder is None:
-        errors.print("[red]error:[/] give the dump folder (opdiff overflow DIR)")
+        print_error("give the dump folder (opdiff overflow DIR)", errors)
         return EXIT_BAD_INPUT
     if args.top is not None and args.top < 1:
-        errors.print("[red]error:[/] -n wants a count >= 1")
+        print_error("-n wants a count >= 1", errors)
         return EXIT_BAD_INPUT
     try:
         scan = scan_overflow(folder, threads=args.threads or None, max_records=args.top, tensor_scan=not args.records_only)
     except (ValueError, OSError) as error:
-        errors.print(f"[red]error:[/] {error}", highlight=False)
+        print_error(f"{error}", errors)
         return EXIT_BAD_INPUT
     console = Console()
     if scan.ops:
@@ -67,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = write_overflow_summary(scan, args.output, args.top)
     except OSError as error:
-        errors.print(f"[red]error:[/] {error}", highlight=False)
+        print_error(f"{error}", errors)
         return EXIT_BAD_INPUT
     console.print(f"summary: {summary}", highlight=False)
     return EXIT_OVERFLOW if scan.ops and args.fail else EXIT_OK

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from opdiff.commands.errors import print_error
+
 EXIT_OK, EXIT_BAD_INPUT = 0, 2
 TOPN_RANGE = (1, 10_000)
 
@@ -35,7 +37,7 @@ def run_single_op(args: argparse.Namespace) -> int:
         written = write_single_op_files(detail, args.output, element_csv=args.element_csv and not args.ignore_single_op_result,
                                         max_line=args.max_line)
     except (ValueError, OSError, DumpFormatError, GraphFormatError) as error:
-        errors.print(f"[red]error:[/] {error}", highlight=False, soft_wrap=True)
+        print_error(f"{error}", errors)
         return EXIT_BAD_INPUT
     console = Console()
     print_single_op(detail, console)

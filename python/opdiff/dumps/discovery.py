@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -344,8 +344,3 @@ def choose_leaf(root: PathLike, leaves: Sequence[DumpLeaf], step: Optional[int] 
         raise ValueError(f"{root}: dumps of several models ({listed}); point at one of them")
     return max(candidates, key=lambda leaf: -1 if leaf.step is None else leaf.step)
 
-
-def iter_dump_names(index: DumpIndex) -> Iterable[AnyName]:
-    """Every indexed file, op by op, oldest first."""
-    for versions in index.files.values():
-        yield from versions

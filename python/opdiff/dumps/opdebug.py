@@ -34,7 +34,6 @@ import os
 import struct
 from dataclasses import dataclass, fields
 from enum import Enum, IntEnum
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np

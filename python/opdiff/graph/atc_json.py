@@ -27,6 +27,21 @@ def read_atc_json(path: PathLike) -> FusionMap:
     'OneToOne'
     """
     source = os.fspath(path)
+    return fusion_map_from_json(load_atc_json(source), source)
+
+
+def load_atc_json(path: PathLike) -> Any:
+    """The parsed JSON document at `path` (a UTF-8 BOM allowed); GraphFormatError when it is not JSON.
+
+    >>> import codecs, os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "rule.json")
+    ...     with open(path, "wb") as f:
+    ...         _ = f.write(codecs.BOM_UTF8 + b'{"graph": []}')
+    ...     load_atc_json(path)
+    {'graph': []}
+    """
+    source = os.fspath(path)
     try:
         with open(source, "rb") as handle:
             raw = handle.read()
@@ -37,7 +52,7 @@ def read_atc_json(path: PathLike) -> FusionMap:
         raise GraphFormatError(source, f"not valid JSON ({error})") from None
     except UnicodeDecodeError as error:
         raise GraphFormatError(source, f"not valid UTF-8 JSON ({error.reason})") from None
-    return fusion_map_from_json(doc, source)
+    return doc
 
 
 def fusion_map_from_json(doc: Any, source: str = "<json>") -> FusionMap:

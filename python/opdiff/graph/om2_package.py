@@ -8,13 +8,13 @@ import lzma
 import os
 import zipfile
 import zlib
-from typing import Optional
+from typing import Any, Optional, Tuple
 
 from opdiff.graph.atc_json import fusion_map_from_json
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
+from opdiff.graph.om_header import ZIP_MAGIC
 
-ZIP_MAGIC = b"PK\x03\x04"
 VISUAL_JSON = "debug/visual.json"
 VISUAL_JSON_PATTERN = "debug/ge_visual_*.json"
 # What zipfile raises on damaged archives besides BadZipFile (found by bench/fuzz, target om):
@@ -44,6 +44,19 @@ def entry_limit(package_size: int) -> int:
 
 def read_om2(path: str) -> FusionMap:
     """The FusionMap of the OM2 package at `path`, read from its debug graph JSON."""
+    return fusion_map_from_json(*load_om2_json(path))
+
+
+def load_om2_json(path: str) -> Tuple[Any, str]:
+    """The debug graph JSON document of the OM2 package at `path`, and its name for errors (`path!entry`).
+
+    >>> import os, tempfile
+    >>> from opdiff.testing.om_writer import write_om2
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     doc, name = load_om2_json(str(write_om2(os.path.join(folder, "m.om"), {"graph": []})))
+    >>> doc, name.endswith("m.om!debug/visual.json")
+    ({'graph': []}, True)
+    """
     try:
         with zipfile.ZipFile(path) as package:
             entry = _graph_entry(package.namelist())
@@ -58,7 +71,7 @@ def read_om2(path: str) -> FusionMap:
         doc = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise GraphFormatError(path, f"{entry} is not valid JSON ({error})") from None
-    return fusion_map_from_json(doc, f"{path}!{entry}")
+    return doc, f"{path}!{entry}"
 
 
 def _read_bounded(package: zipfile.ZipFile, entry: str, path: str) -> bytes:

@@ -8,7 +8,7 @@ from enum import IntEnum
 from typing import List, Optional, Tuple
 
 from opdiff.graph.errors import GraphFormatError
-from opdiff.graph.om_header import HEADER_SIZE, ModelType, OmHeader
+from opdiff.graph.om_header import HEADER_SIZE, ModelType, OmHeader, TableKind
 
 _WIDE_HEAD = struct.Struct("<I4x")  # num, then padding to the 8-byte aligned entries
 _WIDE_ENTRY = struct.Struct("<I4xQQ")  # type, mem_offset, mem_size
@@ -68,28 +68,24 @@ class SubModel:
 
 
 def walk_submodels(data: bytes, header: OmHeader, path: str) -> Tuple[Tuple[SubModel, ...], Tuple[str, ...]]:
-    """Sub-models of `data` (the whole file) and notes about skipped unknown partitions.
+    """Sub-models of `data` (the whole file) and notes (skipped unknown partitions, a missing length).
 
     The reader follows GE's loader: payloads lie back to back after each table (mem_offset is
     ignored) and the walk must end exactly at the end of the file.
     """
-    end = HEADER_SIZE + header.data_length
-    if end > len(data):
-        raise GraphFormatError(path, f"header says {header.data_length} bytes follow it, but the file has {len(data) - HEADER_SIZE}")
-    if end < len(data):
-        raise GraphFormatError(path, f"{len(data) - end} trailing bytes after the {header.data_length} bytes the header announces")
+    end, notes = _data_end(data, header, path)
     limit = MAX_FLOW_PARTITIONS if header.modeltype == ModelType.FLOW_MODEL else MAX_PARTITIONS
-    head, entry = (_WIDE_HEAD, _WIDE_ENTRY) if header.wide_table else (_TINY_HEAD, _TINY_ENTRY)
+    head, entry = (_WIDE_HEAD, _WIDE_ENTRY) if header.table_kind is TableKind.WIDE else (_TINY_HEAD, _TINY_ENTRY)
     offset = HEADER_SIZE
     submodels: List[SubModel] = []
-    notes: List[str] = []
     for index in range(header.submodel_count):
-        where = f"sub-model {index}"
+        where = _submodel_name(index, header)
         if offset + head.size > end:
             raise GraphFormatError(path, f"{where}: partition table runs past the end of the file")
         (count,) = head.unpack_from(data, offset)
         if not 1 <= count <= limit:
-            raise GraphFormatError(path, f"{where}: partition count {count} outside 1..{limit}")
+            raise GraphFormatError(path, f"{where}: partition count {count} outside 1..{limit} "
+                                         f"({header.table_kind.value} partition table at byte {offset})")
         table_end = offset + head.size + entry.size * count
         if table_end > end:
             raise GraphFormatError(path, f"{where}: partition table of {count} entries runs past the end of the file")
@@ -102,10 +98,38 @@ def walk_submodels(data: bytes, header: OmHeader, path: str) -> Tuple[Tuple[SubM
             if kind in _KNOWN_TYPES:
                 partitions.append(Partition(PartitionType(kind), cursor, size))
             else:
-                notes.append(f"{where}: skipped partition {k} of unknown type {kind} ({size} bytes)")
+                notes.append(f"sub-model {index}: skipped partition {k} of unknown type {kind} ({size} bytes)")
             cursor += size
         submodels.append(SubModel(index, tuple(partitions)))
         offset = cursor
+    if offset != end and header.data_length == 0:
+        raise GraphFormatError(path, f"{end - offset} trailing bytes after the partitions, which end at byte {offset} "
+                                     f"(the header announces no data length)")
     if offset != end:
         raise GraphFormatError(path, f"partitions end at byte {offset}, but the header announces {end}")
     return tuple(submodels), tuple(notes)
+
+
+def _data_end(data: bytes, header: OmHeader, path: str) -> Tuple[int, List[str]]:
+    """Where the walk must end: 256 + the length the header announces, which must be the file's end.
+
+    A header that announces no length at all (both `length` and `model_length` 0) is walked to the
+    end of the file, with a note: the partition table alone then decides, and must cover the file.
+    """
+    announced = header.data_length
+    after_header = len(data) - HEADER_SIZE
+    if announced == 0 and after_header > 0:
+        return len(data), [f"the header announces no data length (length and model_length are 0); "
+                           f"read the {after_header} bytes after it by the partition table"]
+    if announced > after_header:
+        raise GraphFormatError(path, f"header says {announced} bytes follow it, but the file has {after_header} (truncated?)")
+    if announced < after_header:
+        raise GraphFormatError(path, f"{after_header - announced} trailing bytes after the {announced} bytes the header announces")
+    return len(data), []
+
+
+def _submodel_name(index: int, header: OmHeader) -> str:
+    """"sub-model 1 of 3 (model_num)": names the field the count came from, for a model_num gone wrong."""
+    if header.model_num is None:
+        return f"sub-model {index}"
+    return f"sub-model {index} of {header.submodel_count} (model_num)"

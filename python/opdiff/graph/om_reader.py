@@ -11,6 +11,7 @@ from opdiff.graph.attr_compression import AttrDictionary, dictionary_of
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.model_def import fusion_map_of_model_def, parse_model_def
+from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_model_def
 from opdiff.graph.om_header import HEADER_SIZE, OmHeader, parse_header
 from opdiff.graph.om_partitions import PartitionType, SubModel, walk_submodels
 from opdiff.graph.proto import ge_ir_pb2 as ge
@@ -46,6 +47,13 @@ class OmModel:
     def root_dictionary(self) -> Optional[AttrDictionary]:
         """The root ModelDef's compression dictionaries (None when uncompressed)."""
         return self.dictionaries[self.root_index]
+
+    @cached_property
+    def facts(self) -> ModelFacts:
+        """What the root ModelDef records of its build (ATC command line, soc_version, ...)."""
+        root = self.model_defs[self.root_index]
+        assert root is not None  # root_index picks a sub-model with a ModelDef
+        return model_facts(string_attrs_of_model_def(root))
 
     @cached_property
     def fusion_map(self) -> FusionMap:

@@ -1,17 +1,23 @@
-"""`read_graph`: one entry point for .om files, OM2 packages and atc JSON, told apart by content."""
+"""`read_graph`: one entry point for .om files, OM2 packages and atc JSON, told apart by content.
+
+`read_graph_file` also keeps what `opdiff graph` shows beside the FusionMap: the kind, the model's
+build facts and, for an .om, the decoded file (header, partitions).
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from enum import Enum
-from typing import Union
+from typing import Optional, Union
 
-from opdiff.graph.atc_json import read_atc_json
+from opdiff.graph.atc_json import fusion_map_from_json, load_atc_json, read_atc_json
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.gc_pause import gc_paused
-from opdiff.graph.om2_package import ZIP_MAGIC, read_om2
-from opdiff.graph.om_reader import read_om_fusion_map
+from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_json
+from opdiff.graph.om2_package import ZIP_MAGIC, load_om2_json, read_om2
+from opdiff.graph.om_reader import OmModel, read_om, read_om_fusion_map
 
 PathLike = Union[str, "os.PathLike[str]"]
 _OM_MAGIC = b"IMOD"
@@ -74,3 +80,34 @@ def read_graph(path: PathLike) -> FusionMap:
         if kind is GraphKind.OM2:
             return read_om2(source)
         return read_atc_json(source)
+
+
+@dataclass(frozen=True)
+class GraphFile:
+    """A model file read whole: its kind, FusionMap, build facts and (an .om only) the decoded file."""
+
+    kind: GraphKind
+    fusion_map: FusionMap
+    facts: ModelFacts
+    om: Optional[OmModel] = None
+
+
+def read_graph_file(path: PathLike) -> GraphFile:
+    """Like `read_graph`, keeping the kind, the build facts and the decoded .om beside the FusionMap.
+
+    >>> import os, tempfile
+    >>> from opdiff.testing.om_writer import OmVariant, atc_partitions, simple_model_def, write_om
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     parts = atc_partitions(simple_model_def().SerializeToString(), OmVariant.V1_0)
+    ...     graph = read_graph_file(write_om(os.path.join(folder, "old.om"), [parts], variant=OmVariant.V1_0))
+    >>> graph.om.header.version_name, graph.om.header.model_num, len(graph.fusion_map.ops)
+    ('1.0', None, 2)
+    """
+    source = os.fspath(path)
+    kind = detect_graph_kind(source)
+    with gc_paused():
+        if kind is GraphKind.OM:
+            om = read_om(source)
+            return GraphFile(kind, om.fusion_map, om.facts, om)
+        doc, name = load_om2_json(source) if kind is GraphKind.OM2 else (load_atc_json(source), source)
+        return GraphFile(kind, fusion_map_from_json(doc, name), model_facts(string_attrs_of_json(doc)))

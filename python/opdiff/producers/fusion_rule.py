@@ -10,7 +10,7 @@ original node's output into it), then every node in graph order. Inputs are ``pr
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional
 
 import numpy as np
 
@@ -123,8 +123,3 @@ def build_fusion_rule(
         ops.append(make_op(node.name, node.op_type, id_=len(ops), inputs=inputs, original_names=list(node_lineage.original_names), output_descs=descs))
     return build_fusion_map(model_name, [(model_name, ops)], source=model_name)
 
-
-def fusion_rule_summary(fusion_map: FusionMap) -> Tuple[int, int]:
-    """(fused groups, ops): groups standing for more than one original op, and all ops."""
-    fused = sum(1 for group in fusion_map.groups if len(group.original_names) > 1 or len(group.op_names) > 1)
-    return fused, len(fusion_map.ops)

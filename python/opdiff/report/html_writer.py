@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from opdiff.report.json_writer import report_json
+from opdiff.report.verdict import VerdictLike
 
 ASSETS = Path(__file__).parent / "html"
 

@@ -10,11 +10,12 @@ import os
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Sequence, Union
 
 from opdiff._metrics import Metrics
 from opdiff.report.reference_format import NOT_COMPUTED, format_metric
 from opdiff.report.rows import CompareRow
+from opdiff.report.verdict import VerdictLike
 
 SCHEMA_ID = "opdiff-report/1"
 SCHEMA_PATH = Path(__file__).parent / "schema" / "report.schema.json"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, Sequence, Union
 
 from opdiff.report.csv_writer import format_row
 from opdiff.report.rows import CompareRow

@@ -1,6 +1,7 @@
-"""Writing .om files for tests, benchmarks and the demo (layout from om-format.md §1).
+"""Writing .om files for tests, benchmarks and the demo (layout from om-format.md §1, real-files.md §1).
 
 Written independently of the reader: fields are placed at their documented offsets one by one.
+`variant` picks one of the three header generations real ATC output has (`OmVariant`).
 
 >>> import os, tempfile
 >>> from opdiff.graph.om_reader import read_om
@@ -19,18 +20,28 @@ import struct
 import tempfile
 import zipfile
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
-from typing import Any, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from opdiff.testing.model_defs import model_def_from_fusion_map, simple_model_def
 
 MODEL_DEF, WEIGHTS_DATA, TASK_INFO, TBE_KERNELS = 0, 1, 2, 3
 FLOW_MODEL, FLOW_SUBMODEL, MODEL_INOUT_INFO = 6, 7, 8
 FLOW_MODEL_TYPE = 3
+VERSION_1_0, VERSION_2_0 = 0x10000000, 0x20000000
 
 Partition = Tuple[int, bytes]  # (ModelPartitionType value, payload)
 SubModel = Sequence[Partition]
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class OmVariant(Enum):
+    """The header generations of real ATC output (real-files.md §1)."""
+
+    V1_0 = "1.0"  # ATC 20.x: version 0x10000000, no model_num, platform_version at 156, tiny table, `length`
+    V2_TINY = "2.0 tiny"  # version 0x20000000, model_num at 156, platform_version at 160, tiny table, `length`
+    V2_WIDE = "2.0 wide"  # ATC 8.x: as 2.0 tiny, but `model_length` (off 184) and the wide table; `length` 0
 
 
 @dataclass(frozen=True)
@@ -38,45 +49,69 @@ class HeaderFields:
     """Header values a test may want to vary; the lengths are computed."""
 
     name: str = "opdiff_test_model"
-    version: int = 0x20000000
+    version: Optional[int] = None  # None: the variant's own (0x10000000 for "1.0", else 0x20000000)
     modeltype: int = 0
     is_encrypt: int = 0
-    model_num: int = -1  # -1: the number of sub-models written (0 for a legacy single model)
+    model_num: int = -1  # -1: the number of sub-models written (never written in a "1.0" header)
     om_ir_version: int = 2
     platform_version: str = "1.11.z.0"
     is_unknow_model: int = 0
     magic: int = 0x444F4D49
 
 
-def om_bytes(submodels: Sequence[SubModel], *, legacy: bool = False, header: HeaderFields = HeaderFields()) -> bytes:
+def om_bytes(submodels: Sequence[SubModel], *, variant: OmVariant = OmVariant.V2_WIDE,
+             header: HeaderFields = HeaderFields()) -> bytes:
     """A whole .om file: header, then per sub-model its partition table and payloads.
 
-    `legacy` writes the pre-2023 generation: 32-bit `length`, `model_length` 0, 12-byte table entries
-    (a flow model always gets the wide table, as the reader expects).
+    A flow model always gets the wide table, as the loader expects. A "1.0" file holds one model.
+
+    >>> data = om_bytes([[(MODEL_DEF, b"")]], variant=OmVariant.V1_0)
+    >>> data[156:160], int.from_bytes(data[76:80], "little") == len(data) - 256
+    (b'1.11', True)
     """
-    wide = not legacy or header.modeltype == FLOW_MODEL_TYPE
+    if variant is OmVariant.V1_0 and len(submodels) != 1:
+        raise ValueError(f"a 1.0 .om file holds exactly one model, not {len(submodels)}")
+    wide = variant is OmVariant.V2_WIDE or header.modeltype == FLOW_MODEL_TYPE
     body = b"".join(_submodel_bytes(parts, wide) for parts in submodels)
-    model_num = header.model_num if header.model_num >= 0 else (0 if legacy and len(submodels) == 1 else len(submodels))
-    return _header_bytes(header, len(body), legacy, model_num) + body
+    model_num = header.model_num if header.model_num >= 0 else len(submodels)
+    return _header_bytes(header, len(body), variant, model_num) + body
 
 
-def write_om(path: PathLike, submodels: Sequence[SubModel], *, legacy: bool = False, header: HeaderFields = HeaderFields()) -> Path:
+def write_om(path: PathLike, submodels: Sequence[SubModel], *, variant: OmVariant = OmVariant.V2_WIDE,
+             header: HeaderFields = HeaderFields()) -> Path:
     """Write an .om file (to a temporary name, then renamed); returns its path."""
-    return _write_atomically(Path(path), om_bytes(submodels, legacy=legacy, header=header))
+    return _write_atomically(Path(path), om_bytes(submodels, variant=variant, header=header))
 
 
-def write_fusion_map_om(path: PathLike, fusion_map: Any, **options: Any) -> Path:
-    """An .om holding one sub-model whose MODEL_DEF encodes `fusion_map` (plus a small weights partition)."""
+def atc_partitions(model_def: bytes, variant: OmVariant = OmVariant.V2_WIDE) -> List[Partition]:
+    """The partitions a static ATC build of `variant`'s era writes, in its order, around `model_def`.
+
+    Old files have four, in the order MODEL_DEF, WEIGHTS_DATA, TBE_KERNELS, TASK_INFO (0, 1, 3, 2);
+    ATC 8.x puts MODEL_INOUT_INFO first (om-format.md §1.3). The other payloads are placeholders.
+
+    >>> [kind for kind, _ in atc_partitions(b"", OmVariant.V1_0)]
+    [0, 1, 3, 2]
+    """
+    old = [(MODEL_DEF, model_def), (WEIGHTS_DATA, bytes(16)), (TBE_KERNELS, b"kernels"), (TASK_INFO, b"tasks")]
+    return old if variant is not OmVariant.V2_WIDE else [(MODEL_INOUT_INFO, bytes(12))] + old
+
+
+def write_fusion_map_om(path: PathLike, fusion_map: Any, *, variant: OmVariant = OmVariant.V2_WIDE,
+                        header: HeaderFields = HeaderFields()) -> Path:
+    """An .om holding one sub-model whose MODEL_DEF encodes `fusion_map`, among the partitions ATC writes."""
     payload = model_def_from_fusion_map(fusion_map).SerializeToString()
-    return write_om(path, [[(MODEL_INOUT_INFO, b""), (MODEL_DEF, payload), (WEIGHTS_DATA, bytes(16))]], **options)
+    return write_om(path, [atc_partitions(payload, variant)], variant=variant, header=header)
 
 
-def write_om2(path: PathLike, graph_json: Any, entry: str = "debug/visual.json") -> Path:
-    """An OM2 package: a zip holding the graph JSON at `entry` plus a placeholder model binary."""
+def write_om2(path: PathLike, graph_json: Any, entry: str = "debug/visual.json", *,
+              model_binary: bytes = b"\0" * 8) -> Path:
+    """An OM2 package: a zip holding the graph JSON at `entry` (none when `graph_json` is None) and
+    `model_binary` (e.g. an .om of any header variant) as its model."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
-        package.writestr("model/model.bin", b"\0" * 8)
-        package.writestr(entry, json.dumps(graph_json))
+        package.writestr("model/model.bin", model_binary)
+        if graph_json is not None:
+            package.writestr(entry, json.dumps(graph_json))
     return _write_atomically(Path(path), buffer.getvalue())
 
 
@@ -90,21 +125,25 @@ def _submodel_bytes(partitions: SubModel, wide: bool) -> bytes:
     return b"".join(table) + b"".join(payload for _, payload in partitions)
 
 
-def _header_bytes(fields: HeaderFields, body_length: int, legacy: bool, model_num: int) -> bytes:
+def _header_bytes(fields: HeaderFields, body_length: int, variant: OmVariant, model_num: int) -> bytes:
     header = bytearray(256)
+    version = fields.version if fields.version is not None else (VERSION_1_0 if variant is OmVariant.V1_0 else VERSION_2_0)
     struct.pack_into("<I", header, 0, fields.magic)
     struct.pack_into("<I", header, 4, 256)
-    struct.pack_into("<I", header, 8, fields.version)
-    struct.pack_into("<I", header, 76, body_length if legacy else 0)
+    struct.pack_into("<I", header, 8, version)
+    struct.pack_into("<I", header, 76, 0 if variant is OmVariant.V2_WIDE else body_length)
     header[80] = fields.is_encrypt
     header[81] = 1  # is_checksum: UNCHECK
     header[82] = fields.modeltype
     header[83] = 0  # genmode: offline
     header[84 : 84 + 31] = fields.name.encode()[:31].ljust(31, b"\0")
     struct.pack_into("<I", header, 152, fields.om_ir_version)
+    if variant is OmVariant.V1_0:  # no model_num: platform_version starts at 156, the rest is reserved
+        header[156 : 156 + 19] = fields.platform_version.encode()[:19].ljust(19, b"\0")
+        return bytes(header)
     struct.pack_into("<I", header, 156, model_num)
     header[160 : 160 + 19] = fields.platform_version.encode()[:19].ljust(19, b"\0")
-    if not legacy:
+    if variant is OmVariant.V2_WIDE:
         struct.pack_into("<Q", header, 184, body_length)
         header[193] = fields.is_unknow_model
     return bytes(header)
@@ -124,6 +163,7 @@ def _write_atomically(path: Path, data: bytes) -> Path:
 
 
 __all__ = [
-    "FLOW_MODEL", "FLOW_MODEL_TYPE", "FLOW_SUBMODEL", "HeaderFields", "MODEL_DEF", "MODEL_INOUT_INFO", "TASK_INFO",
-    "TBE_KERNELS", "WEIGHTS_DATA", "om_bytes", "simple_model_def", "write_fusion_map_om", "write_om", "write_om2",
+    "FLOW_MODEL", "FLOW_MODEL_TYPE", "FLOW_SUBMODEL", "HeaderFields", "MODEL_DEF", "MODEL_INOUT_INFO", "OmVariant",
+    "TASK_INFO", "TBE_KERNELS", "WEIGHTS_DATA", "atc_partitions", "om_bytes", "simple_model_def",
+    "write_fusion_map_om", "write_om", "write_om2",
 ]

@@ -1,0 +1,26 @@
+"""How every command reports an error a person must read: one line on stderr, ``error: ...``.
+
+The message is plain text (file names may hold ``[``), and it is printed with soft wrapping, so
+rich never breaks it mid-sentence at the terminal's width: a terminal folds the long line itself,
+and a script or a test that reads stderr gets the message whole at any ``COLUMNS``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.console import Console
+from rich.text import Text
+
+
+def print_error(message: str, console: Optional[Console] = None, *, prefix: str = "error: ") -> None:
+    """Print ``error: message`` on `console` (default: a new stderr console), never wrapped.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> print_error("demo[1]: a dump folder is expected here, " * 3, Console(file=out, width=40))
+    >>> out.getvalue().count("\\n")
+    1
+    """
+    console = console or Console(stderr=True)
+    console.print(Text.assemble((prefix, "bold red"), message), soft_wrap=True, highlight=False)
