@@ -71,3 +71,15 @@ def test_mapped_share_counts_activations_and_leaves_int8_codes_unmapped(quantize
     quantize_outputs = sum(1 for n in qdq.graph.node if n.op_type == "QuantizeLinear")
     assert quantize_outputs > 0
     assert device.mapped_share == pytest.approx(1 - quantize_outputs / activations)
+
+
+def test_a_relu_input_quantized_with_the_relu_range_stands_for_the_relu_output(quantized):
+    # ONNX Runtime quantizes bn's output with relu's range (zero point -128): its dequantized value
+    # is relu(bn), so it maps to relu's golden, not to bn's (where it would lose every negative)
+    _, golden, device = quantized
+    fm = opdiff.read_graph(device.fusion_rule)
+    dq = fm.producer(fm.op("relu").inputs[0])
+    assert dq.type == "DequantizeLinear" and dq.output_descs[0].origin_name == "relu"
+    value = opdiff.read_dump(index_folder(device.tensor_folder).newest(escape_op_name(dq.name)).path).outputs[0].to_numpy()
+    assert value.min() >= 0
+    assert opdiff.metrics(value, np.load(index_folder(golden.tensor_folder).newest("relu.0").path)).cosine_similarity > 0.99

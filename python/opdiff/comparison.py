@@ -7,12 +7,12 @@ import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, AbstractSet, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from opdiff._metrics import ALGORITHMS
-from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, find_leaves, index_folder
+from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, escape_op_name, find_leaves, index_folder
 from opdiff.engine import Engine, EngineOptions
-from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, read_graph
+from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
 from opdiff.match import OpPlan, Scenario, plan_by_op_name, plan_with_fusion_rule
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
 from opdiff.report.rows import CompareRow
@@ -166,28 +166,28 @@ def plan_comparison(
     close_fusion_rule: Optional[FusionMap],
     quant_fusion_rule: Optional[FusionMap],
     ids: Optional[Sequence[int]] = None,
-) -> Tuple[Scenario, List[OpPlan]]:
-    """Which scenario the inputs describe, and its plans. ValueError for combinations the reference
-    refuses (§3.4): e.g. `-cf` without `-f`, or a golden .npy folder without a fusion rule."""
+) -> Tuple[Scenario, List[OpPlan], Optional[FusionMap]]:
+    """Which scenario the inputs describe, its plans and the (merged) rule they follow (None by op
+    name). ValueError for combinations the reference refuses (§3.4): e.g. `-cf` without `-f`, or a
+    golden .npy folder without a fusion rule."""
     if my_index.kind is None or not my_index.kind.is_npu:
         raise ValueError(f"{my_index.folder}: the compared (-m) side must hold NPU dump files")
     if close_fusion_rule is not None:
         if fusion_rule is None or golden_index.kind is None or not golden_index.kind.is_npu:
             raise ValueError("-cf needs -f and NPU dumps on both sides (fusion on vs off)")
-        return Scenario.FUSION_ON_VS_OFF, plan_with_fusion_rule(
-            merge_close_fusion(fusion_rule, close_fusion_rule), my_index, golden_index, golden_is_npu=True, ids=ids
-        )
+        merged = merge_close_fusion(fusion_rule, close_fusion_rule)
+        return Scenario.FUSION_ON_VS_OFF, plan_with_fusion_rule(merged, my_index, golden_index, golden_is_npu=True, ids=ids), merged
     if golden_index.kind is FileKind.GOLDEN:
         if fusion_rule is None:
             raise ValueError("comparing NPU dumps with golden .npy files needs the fusion rule (-f: .om or atc JSON)")
         if quant_fusion_rule is not None:
             fusion_rule = merge_quant_rule(fusion_rule, quant_fusion_rule)
-        return Scenario.NPU_VS_GOLDEN, plan_with_fusion_rule(fusion_rule, my_index, golden_index, ids=ids)
+        return Scenario.NPU_VS_GOLDEN, plan_with_fusion_rule(fusion_rule, my_index, golden_index, ids=ids), fusion_rule
     if fusion_rule is not None:
         raise ValueError("NPU vs NPU takes either no fusion rule or both -f and -cf")
     if my_index.is_quant != golden_index.is_quant:
         raise ValueError("NPU vs NPU compares quantized with quantized and float with float dumps only")
-    return Scenario.NPU_VS_NPU, plan_by_op_name(my_index, golden_index)
+    return Scenario.NPU_VS_NPU, plan_by_op_name(my_index, golden_index), None
 
 
 def plan(
@@ -207,15 +207,35 @@ def plan(
     every run of an op is (an op dumped several times in one step, e.g. a loop body): the k-th
     dump of my side against the k-th of the golden side (its newest when it has fewer), rows
     named ``op#k`` and ordered run by run."""
+    scenario, plans, my_index, golden_index, _ = _plan_and_quant_skips(
+        my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
+        ids=ids, step=step, all_occurrences=all_occurrences,
+    )
+    return scenario, plans, my_index, golden_index
+
+
+def _plan_and_quant_skips(
+    my: PathLike,
+    golden: PathLike,
+    *,
+    fusion_rule: RuleLike,
+    close_fusion_rule: RuleLike,
+    quant_fusion_rule: RuleLike,
+    ids: Optional[Sequence[int]],
+    step: Optional[int],
+    all_occurrences: bool,
+) -> Tuple[Scenario, List[OpPlan], DumpIndex, DumpIndex, FrozenSet[str]]:
+    """:func:`plan`, plus the ops the quant filter skipped (they have no plan, and the report says so)."""
     has_rule = fusion_rule is not None or quant_fusion_rule is not None
     my_index = _index_side(my, step, has_rule)
     golden_index = _index_side(golden, step, has_rule)
     rules = (_rule(fusion_rule), _rule(close_fusion_rule), _rule(quant_fusion_rule))
-    scenario, plans = plan_comparison(my_index, golden_index, *rules, ids)
+    scenario, plans, planned_rule = plan_comparison(my_index, golden_index, *rules, ids)
+    quant_skipped = quant_filter(planned_rule).skipped_ops if planned_rule is not None else frozenset()
     plans.sort(key=lambda op_plan: op_plan.index)  # stable: members of a group keep their order
     if all_occurrences and my_index.occurrences() > 1:
         plans = _plans_of_every_run(my_index, golden_index, rules, ids, plans)
-    return scenario, plans, my_index, golden_index
+    return scenario, plans, my_index, golden_index, quant_skipped
 
 
 def _plans_of_every_run(
@@ -230,7 +250,7 @@ def _plans_of_every_run(
     number_of = {op_plan.op_name: (op_plan.index, op_plan.op_sequence) for op_plan in newest_plans}
     plans: List[OpPlan] = []
     for k in range(my_index.occurrences()):
-        _, run_plans = plan_comparison(
+        _, run_plans, _ = plan_comparison(
             my_index.occurrence(k), golden_index.occurrence(k, newest_when_missing=True), *rules, ids
         )
         for op_plan in run_plans:
@@ -276,7 +296,7 @@ def compare(
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     fusion_rule, quant_fusion_rule = _rule(fusion_rule), _rule(quant_fusion_rule)
-    scenario, plans, my_index, golden_index = plan(
+    scenario, plans, my_index, golden_index, quant_skipped = _plan_and_quant_skips(
         my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
         ids=ids, step=step, all_occurrences=all_occurrences,
     )
@@ -297,7 +317,7 @@ def compare(
     report = Report(scenario, my_index.folder, golden_index.folder, columns,
                     quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule))
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
-    report.notes += unused_dump_notes(my_index, plans, all_occurrences)
+    report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
     bar = ProgressBar(len(plans)) if progress else None
     writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
@@ -333,19 +353,27 @@ def is_quantized_run(my_index: DumpIndex, fusion_rule: Optional[FusionMap], quan
     return fusion_rule is not None and any(op.type in QUANTIZE_OP_TYPES for op in fusion_rule.ops)
 
 
-def unused_dump_notes(my_index: DumpIndex, plans: Sequence[OpPlan], all_occurrences: bool = False) -> List[str]:
-    """What the plans leave out of my side's dumps, counted: ops the fusion rule does not name and
-    older dumps of compared ops (only the newest is compared without --all). Nothing is dropped
-    without the report saying so."""
+def unused_dump_notes(
+    my_index: DumpIndex, plans: Sequence[OpPlan], all_occurrences: bool = False, quant_skipped: AbstractSet[str] = frozenset()
+) -> List[str]:
+    """What the plans leave out of my side's dumps, counted: ops the quant filter skipped (op names
+    in `quant_skipped`), ops the fusion rule does not name, and older dumps of compared ops (only
+    the newest is compared without --all). Nothing is dropped without the report saying so."""
     used = {op_plan.my_path for op_plan in plans if op_plan.my_path} | {path for op_plan in plans for path in op_plan.my_slices}
-    foreign = older = 0
-    for versions in my_index.files.values():
+    skipped_keys = {escape_op_name(name) for name in quant_skipped}
+    foreign = older = filtered = filtered_ops = 0
+    for key, versions in my_index.files.items():
         unused = sum(1 for name in versions if name.path not in used)
-        if unused == len(versions):
+        if unused == len(versions) and key in skipped_keys:
+            filtered += unused
+            filtered_ops += 1
+        elif unused == len(versions):
             foreign += unused
         else:
             older += unused
     notes = []
+    if filtered:
+        notes.append(f"{filtered} dump file(s) of {filtered_ops} op(s) that the quant filter skips (inside a quant/dequant pair) were not compared")
     if foreign:
         notes.append(f"{foreign} dump file(s) of ops that the fusion rule does not name were not compared")
     if older and not all_occurrences:

@@ -101,10 +101,23 @@ def quant_name_kind(op: Op) -> QuantNameKind:
     >>> quant_name_kind(make_op("conv1_anti_quant_layer", "AntiQuant")).value
     'dequant'
     """
-    texts = (op.name, "".join(op.original_names))
-    if any(_DEQUANT_NAME.search(text) for text in texts):
+    kinds = {quant_text_kind(op.name), quant_text_kind("".join(op.original_names))}
+    for kind in (QuantNameKind.DEQUANT, QuantNameKind.QUANT):
+        if kind in kinds:
+            return kind
+    return QuantNameKind.NONE
+
+
+def quant_text_kind(text: str) -> QuantNameKind:
+    """What the quant filter reads in one name: producers use it to name ops the filter must not
+    take for Ascend quant layers (ONNX Runtime's ``layer.weight_quantized`` reads as one).
+
+    >>> quant_text_kind("layer.weight_quantized").value, quant_text_kind("layer_weight_quantized").value
+    ('quant', 'none')
+    """
+    if _DEQUANT_NAME.search(text):
         return QuantNameKind.DEQUANT
-    if any(_QUANT_NAME.search(text) for text in texts):
+    if _QUANT_NAME.search(text):
         return QuantNameKind.QUANT
     return QuantNameKind.NONE
 

@@ -163,6 +163,7 @@ def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optio
     result.metadata_props.extend(model.metadata_props)
     result.graph.name = graph.name
     result.graph.input.extend(graph.input)
+    _retype_initializer_inputs(result.graph, new_initializers)
     result.graph.output.extend(graph.output)
     result.graph.node.extend(nodes)
     result.graph.initializer.extend(new_initializers)
@@ -171,6 +172,16 @@ def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optio
         if value.type.tensor_type.elem_type == TensorProto.FLOAT and value.name not in produced_fp32:
             value.type.tensor_type.elem_type = TensorProto.FLOAT16
     return Fp16Model(result, sorted(fp32_nodes))
+
+
+def _retype_initializer_inputs(graph: "object", initializers: List["object"]) -> None:
+    """IR 3 lists every initializer among the graph inputs too (IR 4 made that optional): such an
+    input must declare the type its initializer now has, or ONNX Runtime refuses the model
+    ("Tensor element type mismatch. 10 != 1")."""
+    types = {init.name: init.data_type for init in initializers}
+    for value in graph.input:
+        if value.name in types and value.type.HasField("tensor_type"):
+            value.type.tensor_type.elem_type = types[value.name]
 
 
 def _convert_attributes(node: "object") -> None:

@@ -14,10 +14,12 @@ from typing import Dict, Mapping, Optional
 
 import numpy as np
 
+from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.formats import DATA_TYPE_OF, core_dtype_of, data_type_name
 from opdiff.graph import FusionMap, OutputDesc
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
+from opdiff.graph.quant import QuantNameKind, quant_text_kind
 from opdiff.producers.golden_writer import TensorOrigin
 from opdiff.producers.lineage import Lineage
 from opdiff.producers.model_prep import file_safe_name
@@ -49,19 +51,33 @@ def _desc(origin: Optional[TensorOrigin], position: int, array: Optional[np.ndar
     return OutputDesc(origin.op, origin.index, origin_format(array), shape, dtype_name(array))
 
 
+def const_op_name(initializer: str) -> str:
+    """The Const op name of an initializer: file-safe, and never one the quant filter reads as an
+    Ascend quant layer. ONNX Runtime's quantizer names a PyTorch weight's int8 copy
+    ``layer.weight_quantized``, which matches the filter's ``.weight_quant``: the filter would
+    then skip the weight's DequantizeLinear and every op downstream of it. Escaping ``.``/``/``
+    takes such names out of the pattern (Const ops have no dump file, so the name is the rule's own).
+
+    >>> const_op_name("encoder.conv1.weight_quantized"), const_op_name("encoder.conv1.weight")
+    ('encoder_conv1_weight_quantized', 'encoder.conv1.weight')
+    """
+    name = file_safe_name(initializer)
+    return name if quant_text_kind(name) is QuantNameKind.NONE else escape_op_name(name)
+
+
 def const_op_names(rewritten: "object", taken: Mapping[str, None]) -> Dict[str, str]:
-    """Initializer -> the name of its Const op (file-safe, distinct from node and input op names)."""
+    """Initializer -> the name of its Const op (:func:`const_op_name`, distinct from node and input op names)."""
     used = {tensor for node in rewritten.graph.node for tensor in node.input}
     names: Dict[str, str] = {}
     seen = dict(taken)
     for init in rewritten.graph.initializer:
         if init.name not in used:
             continue
-        name = file_safe_name(init.name)
+        name = base = const_op_name(init.name)
         suffix = 0
         while name in seen:
             suffix += 1
-            name = f"{file_safe_name(init.name)}_{suffix}"
+            name = f"{base}_{suffix}"
         seen[name] = None
         names[init.name] = name
     return names

@@ -23,6 +23,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+import numpy as np
+
 from opdiff.producers.golden_writer import TensorOrigin
 
 PASS_THROUGH = ("Cast", "DequantizeLinear", "Identity")
@@ -90,6 +92,7 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
             source = quantized_source[node.input[0]]
             if source not in produced and source not in rewritten_inputs and source in origins:
                 produced[source] = node.name  # the stand-in writer of an absorbed tensor
+    rectified = _rectified_by_quantization(rewritten, dequantized)
     surviving = set(produced) | set(rewritten_inputs) | {init.name for init in rewritten.graph.initializer}
     position = {node.name: i for i, node in enumerate(original.graph.node)}
     position.update({op: -1 for op in set(rewritten_inputs.values())})
@@ -112,6 +115,8 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
                 origin = tensor_origins.get(source, origins.get(source))
                 if origin is not None and produced.get(source) == node.name:
                     names_by_node[node.name].append(origin.op)
+                elif tensor in rectified and origins.get(rectified[tensor]) is not None:
+                    origin = origins.get(rectified[tensor])
             elif node.op_type in PASS_THROUGH and node.input and node.input[0]:
                 origin = tensor_origins.get(node.input[0])
             tensor_origins[tensor] = origin
@@ -130,6 +135,39 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
         for node in rewritten.graph.node
     }
     return Lineage(nodes, tensor_origins, unassigned, _activations(rewritten, rewritten_inputs))
+
+
+def _rectified_by_quantization(rewritten: "object", dequantized: Mapping[str, str]) -> Dict[str, str]:
+    """DequantizeLinear output -> the Relu output it holds, where the quantizer clipped at zero.
+
+    ONNX Runtime quantizes the input of a Relu with the Relu's own range (they share scale and
+    zero point): the zero point is the integer type's minimum, so every negative value of X
+    becomes 0 and the dequantized tensor is relu(X), not X. When only Relus read it, it stands for
+    the Relu's output; compared with X's golden it would look like a broken tensor (cosine ~0.7).
+    """
+    from onnx import numpy_helper
+
+    initializers = {init.name: init for init in rewritten.graph.initializer}
+    quantizers = {node.output[0]: node for node in rewritten.graph.node if node.op_type == "QuantizeLinear" and node.output}
+    readers: Dict[str, List["object"]] = {}
+    for node in rewritten.graph.node:
+        for tensor in node.input:
+            readers.setdefault(tensor, []).append(node)
+    found: Dict[str, str] = {}
+    for node in rewritten.graph.node:
+        if node.op_type != "DequantizeLinear" or not node.output or node.output[0] not in dequantized:
+            continue
+        quantizer = quantizers[node.input[0]]
+        zero_point = initializers.get(quantizer.input[2]) if len(quantizer.input) > 2 else None
+        if zero_point is None:
+            continue
+        values = numpy_helper.to_array(zero_point)
+        if values.dtype.kind not in "iu" or values.size == 0 or (values != np.iinfo(values.dtype).min).any():
+            continue
+        relus = readers.get(node.output[0], [])
+        if relus and all(reader.op_type == "Relu" for reader in relus) and len({reader.output[0] for reader in relus}) == 1:
+            found[node.output[0]] = relus[0].output[0]
+    return found
 
 
 def _activations(rewritten: "object", inputs: Mapping[str, str]) -> Set[str]:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Set
 
 import numpy as np
 
@@ -77,7 +77,22 @@ def optimize_model(model: "object", level: Optimization, *, threads: int = 0) ->
         target = Path(folder) / "optimized.onnx"
         ort.InferenceSession(model.SerializeToString(), session_options(level, threads=threads, optimized_path=target),
                              providers=["CPUExecutionProvider"])
-        return onnx.load(os.fspath(target))
+        optimized = onnx.load(os.fspath(target))
+    weights = {init.name for init in model.graph.initializer}
+    _drop_orphan_inputs(optimized, {value.name for value in model.graph.input if value.name not in weights})
+    return optimized
+
+
+def _drop_orphan_inputs(model: "object", fed_inputs: Set[str]) -> None:
+    """Remove graph inputs that are not among `fed_inputs` (the original's inputs without an
+    initializer) and that no node reads: onnxruntime 1.17 drops an unused initializer of an IR-3
+    graph (resnet50's ``OC2_DUMMY_1``) but keeps its graph input, and a session then asks to be fed it."""
+    graph = model.graph
+    read = {tensor for node in graph.node for tensor in node.input} | {value.name for value in graph.output}
+    kept = [value for value in graph.input if value.name in fed_inputs or value.name in read]
+    if len(kept) < len(graph.input):
+        del graph.input[:]
+        graph.input.extend(kept)
 
 
 def tensor_types(model: "object") -> Dict[str, str]:
