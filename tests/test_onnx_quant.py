@@ -13,7 +13,7 @@ import opdiff  # noqa: E402
 from opdiff.dumps.discovery import escape_op_name, index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
-from opdiff.producers.qdq_model import quantize_qdq  # noqa: E402
+from opdiff.producers.qdq_model import EVERY_OP_TYPE, quantize_qdq  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,8 @@ def quantized(tmp_path_factory):
     folder = tmp_path_factory.mktemp("qdq")
     model = conv_bn_relu_model(channels=16)
     specs = input_specs(model)
-    qdq = quantize_qdq(model, [random_inputs(specs, seed) for seed in range(8)])
+    # every op type ONNX Runtime quantizes: these tests follow its QDQ pairs through BN, Relu, Add
+    qdq = quantize_qdq(model, [random_inputs(specs, seed) for seed in range(8)], op_types=EVERY_OP_TYPE)
     feeds = random_inputs(specs, seed=0)
     golden = dump_onnx(model, folder / "golden", feeds)
     device = dump_onnx(qdq, folder / "qdq", feeds, DumpOptions(kind=OutputKind.DEVICE), reference=model)

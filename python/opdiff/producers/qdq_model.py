@@ -18,6 +18,15 @@ import numpy as np
 from opdiff.producers.model_prep import prepare_model
 
 
+# The compute ops an Ascend quantized model runs in int8 (AMCT quantizes the layers with weights and
+# the average pools); everything else, Softmax among them, stays in float there. ONNX Runtime would
+# quantize more by default: a Softmax output in int8 on [0, 1] loses every probability under 1/255,
+# an accuracy loss no NPU run of the model has.
+QUANTIZED_OP_TYPES: List[str] = ["Conv", "ConvTranspose", "Gemm", "MatMul", "AveragePool"]
+# Every op type ONNX Runtime's QDQ quantizer handles (its own default).
+EVERY_OP_TYPE: List[str] = []
+
+
 class _Feeds:
     """ONNX Runtime's CalibrationDataReader protocol over a list of feed dicts."""
 
@@ -33,7 +42,9 @@ class _Feeds:
 
 
 def quantize_qdq(model: "object", calibration: Sequence[Mapping[str, np.ndarray]], *, per_channel: bool = False, op_types: Optional[List[str]] = None) -> "object":
-    """The QDQ int8 copy of `model` (a ModelProto), calibrated (min/max) on `calibration` feeds.
+    """The QDQ int8 copy of `model` (a ModelProto), calibrated (min/max) on `calibration` feeds;
+    `op_types` are the ops quantized (default :data:`QUANTIZED_OP_TYPES`; :data:`EVERY_OP_TYPE` for
+    ONNX Runtime's own choice).
 
     The model is first given dump-safe node names (:func:`prepare_model`, which leaves a prepared
     model unchanged), so that the quantized nodes carry the names the float model's golden run uses.
@@ -56,7 +67,7 @@ def quantize_qdq(model: "object", calibration: Sequence[Mapping[str, np.ndarray]
             weight_type=QuantType.QInt8,
             per_channel=per_channel,
             calibrate_method=CalibrationMethod.MinMax,
-            op_types_to_quantize=op_types,
+            op_types_to_quantize=QUANTIZED_OP_TYPES if op_types is None else (op_types or None),
             # Otherwise a Relu after a Conv is dropped (the QuantizeLinear's range clips) and the
             # Conv writes the Relu's tensor name with pre-Relu values: a wrong name lineage.
             extra_options={"QDQKeepRemovableActivations": True},
