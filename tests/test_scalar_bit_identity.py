@@ -16,6 +16,8 @@ from scalar_baseline_cases import CASES, encode, flatten
 
 from opdiff._metrics import compute_metrics
 
+pytestmark = pytest.mark.kernels
+
 RECORD = json.loads((Path(__file__).parent / "data" / "scalar_baseline.json").read_text())
 
 # glibc's log has FMA variants on x86-64 and its own code on aarch64: the KL pass (std::log) is only
