@@ -96,13 +96,21 @@ def demangle(name: str) -> str:
     return subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip() or name
 
 
+def run_mca(body: Sequence[str], cpu: str, iterations: int) -> str:
+    """llvm-mca's report on `body` repeated `iterations` times."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "loop.s"
+        source.write_text("\n".join(body) + "\n")
+        return subprocess.run(["llvm-mca", "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", f"-iterations={iterations}", str(source)],
+                              capture_output=True, text=True, check=True).stdout
+
+
 def cycles_per_iteration(body: Sequence[str], cpu: str, iterations: int = 400) -> float:
-    with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
-        f.write("\n".join(body) + "\n")
-    result = subprocess.run(["llvm-mca", "-mtriple=aarch64-linux-gnu", f"-mcpu={cpu}", f"-iterations={iterations}", f.name],
-                            capture_output=True, text=True, check=True)
-    total = int(re.search(r"Total Cycles:\s+(\d+)", result.stdout).group(1))
-    return total / iterations
+    report = run_mca(body, cpu, iterations)
+    found = re.search(r"Total Cycles:\s+(\d+)", report)
+    if found is None:
+        sys.exit(f"llvm-mca -mcpu={cpu} printed no total cycles:\n{report}")
+    return int(found.group(1)) / iterations
 
 
 def main() -> None:
@@ -165,10 +173,7 @@ def scheduling_model(cpu: str, body: Sequence[str]) -> str:
     """Which model llvm-mca uses for `cpu`: its own, or (same estimates on this loop, resource for
     resource) the Cortex-A57 model, which LLVM 14-16 give Neoverse N1."""
     def report(name: str) -> str:
-        with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
-            f.write("\n".join(body) + "\n")
-        out = subprocess.run(["llvm-mca", "-mtriple=aarch64-linux-gnu", f"-mcpu={name}", "-iterations=50", f.name],
-                             capture_output=True, text=True, check=True).stdout
+        out = run_mca(body, name, 50)
         return out[out.index("Iterations"):]
 
     if cpu != "cortex-a57" and report(cpu) == report("cortex-a57"):
