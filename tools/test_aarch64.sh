@@ -38,6 +38,7 @@ if (( !native )); then
   command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
 fi
 command -v cmake >/dev/null || need+=(cmake)
+command -v file >/dev/null || need+=(file)
 if (( ${#need[@]} )); then
   say "installing ${need[*]}"
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"; } >/dev/null
@@ -62,12 +63,16 @@ if (( !native )) && [[ ! -f "$SYSROOT/.complete" ]]; then
   touch "$SYSROOT/.complete"
 fi
 if (( native )); then
-  PY=(python3.11)
-  command -v python3.11 >/dev/null || PY=(python3)
+  # Natively, the host's interpreter runs everything; the wheels and the module are for its version.
+  PY=("$(command -v "$PYTHON")")
   INCLUDE="$("${PY[@]}" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  PYVER="$("${PY[@]}" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+  SOABI="$("${PY[@]}" -c 'import sysconfig; print(sysconfig.get_config_var("SOABI"))')"
 else
   PY=(env PYTHONHOME="$SYSROOT/usr" qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11")
   INCLUDE="$SYSROOT/usr/include/python3.11"
+  PYVER=3.11
+  SOABI=cpython-311-aarch64-linux-gnu
 fi
 
 # 3. Wheels for aarch64 CPython 3.11: what the package and the selected tests import.
@@ -77,7 +82,7 @@ if [[ ! -f "$SITE/.complete" ]]; then
   rm -rf "$SITE"
   # (pip then checks the host's own packages against these and may complain: not ours to fix)
   "$PYTHON" -m pip install -q --disable-pip-version-check --target "$SITE" --platform manylinux_2_28_aarch64 \
-    --python-version 3.11 --only-binary=:all: "${WHEELS[@]}" 2>&1 | grep -v -e "^WARNING: Location" \
+    --python-version "$PYVER" --only-binary=:all: "${WHEELS[@]}" 2>&1 | grep -v -e "^WARNING: Location" \
     -e "Running pip as the 'root'" -e "dependency resolver does not" -e "which is incompatible" || true
   [[ -d "$SITE/numpy" && -d "$SITE/pytest" ]] || { say "the wheel download failed"; exit 1; }
   touch "$SITE/.complete"
@@ -91,7 +96,6 @@ PYBIND11_DIR="$(PYTHONPATH="$CACHE/host" "$PYTHON" -m pybind11 --cmakedir)"
 
 # 4. Configure and build with the package's own CMakeLists.txt (Release, as the wheel).
 VERSION="$(sed -n 's/^__version__ = "\(.*\)"/\1/p' "$ROOT/python/opdiff/__init__.py")"
-SOABI=cpython-311-aarch64-linux-gnu
 cmake_args=(-S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DSKBUILD_PROJECT_NAME=opdiff -DSKBUILD_PROJECT_VERSION="$VERSION"
   -Dpybind11_DIR="$PYBIND11_DIR" -DPython_INCLUDE_DIR="$INCLUDE" -DPython_EXECUTABLE="$(command -v "$PYTHON")")
 if (( !native )); then
