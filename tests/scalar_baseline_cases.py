@@ -80,6 +80,23 @@ def _float64_large_mean() -> Pair:
     return x + 3e7, y + 3e7
 
 
+def _float64_overflowing_differences() -> Pair:
+    """Finite values whose differences overflow to Inf: such blocks leave the fast loops."""
+    x, y = _noisy(2 * BLOCK + 11, 14)
+    x[100::500] = 1.5e308
+    y[100::500] = -1.7e308
+    x[4200] = -np.finfo(np.float64).max
+    y[4200] = np.finfo(np.float64).max
+    return x, y
+
+
+def _relu_like() -> Pair:
+    """Half of the golden zero at random places: a branch on the zero golden would mispredict."""
+    x, y = _noisy(3 * BLOCK + 1, 15)
+    y = np.maximum(y, 0.0)
+    return np.maximum(x, 0.0).astype(np.float16), y.astype(np.float32)
+
+
 def _int8_vs_fp32() -> Pair:
     x, y = _noisy(2 * BLOCK + 5, 7, scale=30.0)
     return np.clip(np.round(x), -127, 127).astype(np.int8), y.astype(np.float32)
@@ -149,6 +166,8 @@ CASES: Dict[str, Tuple[Callable[[], Pair], int]] = {
     "fp32_zero_and_tiny_golden": (_fp32_zero_and_tiny_golden, 1),
     "fp32_infinite_golden": (_fp32_infinite_golden, 1),
     "float64_large_mean": (_float64_large_mean, 2),
+    "float64_overflowing_differences": (_float64_overflowing_differences, 1),
+    "relu_like_fp16_vs_fp32": (_relu_like, 1),
     "int8_vs_fp32": (_int8_vs_fp32, 1),
     "int64_vs_uint32": (_integers, 1),
     "int16_vs_uint16": (_small_integers, 1),
