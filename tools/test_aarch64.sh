@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the package for aarch64 and runs its kernel, dtype, decode and layout tests there (pytest
-# marker `kernels`), under the scalar and the NEON path: natively on an aarch64 host, elsewhere
-# cross-built with Debian's gcc/g++-aarch64-linux-gnu and run by qemu-aarch64 (user mode) on an
+# marker `kernels`), under the scalar and the NEON path (the kernel tests take each path by
+# parameter; the others run once with OPDIFF_SIMD=scalar, then with NEON active): natively on an
+# aarch64 host, elsewhere cross-built with Debian's gcc/g++-aarch64-linux-gnu and run by
+# qemu-aarch64 (user mode) on an
 # aarch64 CPython 3.11 taken from Debian's arm64 packages (apt-get download + dpkg -x into a sysroot;
 # installing python3:arm64 would replace the host's interpreter), with numpy, ml_dtypes, pytest and
 # the rest the tests import as manylinux_2_28_aarch64 wheels. It stands in for cibuildwheel's
@@ -131,7 +133,18 @@ print("simd_info:", info)'
 env -u OPDIFF_SIMD "${PY[@]}" -c "$check"
 OPDIFF_SIMD=neon "${PY[@]}" -c "$check; assert info['forced_by'] == 'neon', info"
 
-# 6. The marked tests; the kernel tests run once per path the CPU supports (scalar and neon).
+# 6. The marked tests. Kernel tests run once per path the CPU supports (their ids name scalar or
+# neon); the others (layouts, decoding) use the active path, so they run twice: first with
+# OPDIFF_SIMD=scalar (quietly: only a failure is shown), then, with everything, on NEON.
+say "the marked tests that take the active path, under OPDIFF_SIMD=scalar"
+if ! (cd "$ROOT" && OPDIFF_SIMD=scalar "${PY[@]}" -m pytest -m kernels -k "not neon and not scalar" -p no:cacheprovider -q \
+  "$ROOT/tests" >"$CACHE/pytest-scalar.log" 2>&1); then
+  cat "$CACHE/pytest-scalar.log" >&2
+  say "FAILED under OPDIFF_SIMD=scalar" >&2
+  exit 1
+fi
+say "$(tail -1 "$CACHE/pytest-scalar.log" | tr -d '=' | sed 's/^ *//')"
+say "every marked test, NEON active"
 log="$CACHE/pytest.log"
 set +e
 (cd "$ROOT" && env -u OPDIFF_SIMD "${PY[@]}" -m pytest -m kernels -p no:cacheprovider -v -o console_output_style=classic --durations=8 \
