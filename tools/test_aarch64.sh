@@ -3,10 +3,9 @@
 # marker `kernels`), under the scalar and the NEON path (the kernel tests take each path by
 # parameter; the others run once with OPDIFF_SIMD=scalar, then with NEON active): natively on an
 # aarch64 host, elsewhere cross-built with Debian's gcc/g++-aarch64-linux-gnu and run by
-# qemu-aarch64 (user mode) on an
-# aarch64 CPython 3.11 taken from Debian's arm64 packages (apt-get download + dpkg -x into a sysroot;
-# installing python3:arm64 would replace the host's interpreter), with numpy, ml_dtypes, pytest and
-# the rest the tests import as manylinux_2_28_aarch64 wheels. It stands in for cibuildwheel's
+# qemu-aarch64 (user mode) on an aarch64 CPython 3.11 taken from Debian's arm64 packages (apt-get
+# download + dpkg -x into a sysroot; installing python3:arm64 would replace the host's interpreter),
+# with numpy, ml_dtypes, pytest and the rest the tests import as manylinux_2_28_aarch64 wheels. It stands in for cibuildwheel's
 # aarch64 build, which needs a container engine.
 #
 #   tools/test_aarch64.sh                 # everything it needs is fetched once into the cache
