@@ -10,6 +10,8 @@ import pytest
 
 from opdiff import _core
 
+pytestmark = pytest.mark.kernels
+
 
 def decode(values: np.ndarray, dtype: str) -> np.ndarray:
     return _core.decode_to_float64(np.ascontiguousarray(values).view(np.uint8), dtype, values.size)

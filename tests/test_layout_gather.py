@@ -23,6 +23,8 @@ from opdiff.dumps import Tensor, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import format_number
 
+pytestmark = pytest.mark.kernels
+
 CHUNK = 65536
 
 # dtype -> (Ascend number, numpy type): widths 1, 2, 4, 8 and 16 bytes.

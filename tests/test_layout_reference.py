@@ -15,6 +15,8 @@ import opdiff
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import format_number
 
+pytestmark = pytest.mark.kernels
+
 DT = {"float16": pb.DT_FLOAT16, "int8": pb.DT_INT8, "float32": pb.DT_FLOAT}
 
 

@@ -11,6 +11,8 @@ import opdiff
 from opdiff import _core
 from opdiff.dumps import Tensor, tensor_metrics
 
+pytestmark = pytest.mark.kernels
+
 CASES = [
     ("NC1HWC0", "float16", (3, 37, 29, 31), 1),
     ("FRACTAL_NZ", "bfloat16", (3, 300, 77), 1),

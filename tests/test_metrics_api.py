@@ -136,7 +136,9 @@ def test_opdiff_simd_environment_variable_forces_a_path(path: str) -> None:
 
 
 def test_unavailable_simd_request_falls_back_loudly() -> None:
-    env = dict(os.environ, OPDIFF_SIMD="neon")
+    # A path this machine cannot run: neon on x86-64, avx512 on aarch64.
+    unavailable = next(path for path in ("neon", "avx512", "avx2") if path not in opdiff.simd_info()["supported"])
+    env = dict(os.environ, OPDIFF_SIMD=unavailable)
     code = "import opdiff; print(opdiff.simd_info()['active'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert "not available" in out.stderr

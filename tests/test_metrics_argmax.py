@@ -9,6 +9,8 @@ import pytest
 
 from opdiff._metrics import compute_metrics
 
+pytestmark = pytest.mark.kernels
+
 BLOCK = 4096  # the kernels' block (kKernelBlock)
 
 

@@ -10,6 +10,8 @@ import pytest
 import opdiff
 from opdiff._metrics import compute_metrics
 
+pytestmark = pytest.mark.kernels
+
 
 def run(x, y, simd: str) -> opdiff.Metrics:
     return compute_metrics(np.asarray(x, np.float32), np.asarray(y, np.float32), simd=simd)

@@ -14,6 +14,8 @@ from metric_checks import assert_matches_reference
 from opdiff._metrics import compute_metrics
 from reference_metrics import reference_metrics
 
+pytestmark = pytest.mark.kernels
+
 # dtypes numpy can hold, with how to draw their values
 FLOAT_DTYPES = {
     "float64": np.dtype(np.float64),

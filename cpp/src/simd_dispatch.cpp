@@ -1,8 +1,13 @@
 #include "opdiff/simd.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <utility>
-#include <cstdio>
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 namespace opdiff {
 namespace {
@@ -23,6 +28,16 @@ bool cpu_has_avx512() {
          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 }
 #endif
+#if defined(OPDIFF_HAVE_NEON_KERNELS)
+// ASIMD is part of the AArch64 baseline; Linux still says so in HWCAP, so ask rather than assume.
+bool cpu_has_neon() {
+#if defined(__linux__)
+  return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+#else
+  return true;
+#endif
+}
+#endif
 bool always() { return true; }
 
 // Best first.
@@ -30,6 +45,9 @@ const Candidate kCandidates[] = {
 #if defined(OPDIFF_HAVE_X86_KERNELS)
     {"avx512", &kAvx512Kernels, cpu_has_avx512},
     {"avx2", &kAvx2Kernels, cpu_has_avx2},
+#endif
+#if defined(OPDIFF_HAVE_NEON_KERNELS)
+    {"neon", &kNeonKernels, cpu_has_neon},
 #endif
     {"scalar", &kScalarKernels, always},
 };
@@ -76,6 +94,16 @@ SimdInfo simd_info() {
   };
   for (const auto& [feature, present] : features)
     if (present) info.cpu_features.emplace_back(feature);
+#elif defined(__aarch64__) && defined(__linux__)
+  // What the kernels could use: asimd (the NEON path), and what a later path might (half-precision
+  // arithmetic, dot products, SVE).
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const std::pair<const char*, unsigned long> features[] = {
+      {"asimd", HWCAP_ASIMD}, {"fphp", HWCAP_FPHP}, {"asimdhp", HWCAP_ASIMDHP},
+      {"asimddp", HWCAP_ASIMDDP}, {"sve", HWCAP_SVE},
+  };
+  for (const auto& [feature, bit] : features)
+    if (hwcap & bit) info.cpu_features.emplace_back(feature);
 #endif
   if (const char* forced = std::getenv("OPDIFF_SIMD")) info.forced_by = forced;
   return info;

@@ -1,7 +1,7 @@
 // Square register transposes for the layout gather: `rows` contiguous stored elements at each of
 // `rows` positions `stride` elements apart become `rows` output rows of `rows` elements each. SSE2
-// is part of every x86-64 target, so no dispatch is needed; elsewhere the gather's scalar loop
-// serves (kTransposeBlock* = 0).
+// is part of every x86-64 target and Advanced SIMD of every AArch64 one, so no dispatch is needed;
+// elsewhere the gather's scalar loop serves (kTransposeBlock* = 0).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#include <arm_neon.h>
 #endif
 
 namespace opdiff {
@@ -50,6 +52,46 @@ inline void transpose_block32(const std::byte* from, uint64_t stride_bytes, std:
   store(1, _mm_unpackhi_epi64(t0, t2));
   store(2, _mm_unpacklo_epi64(t1, t3));
   store(3, _mm_unpackhi_epi64(t1, t3));
+}
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+inline constexpr unsigned kTransposeBlock16 = 8;  // 8 x 8 of 2-byte elements
+inline constexpr unsigned kTransposeBlock32 = 4;  // 4 x 4 of 4-byte elements
+
+// Three rounds of TRN1/TRN2 on 16-, 32- and 64-bit lanes: after round k, lane pairs of width 2^k
+// elements hold the same column of 2^k consecutive rows.
+inline void transpose_block16(const std::byte* from, uint64_t stride_bytes, std::byte* to, uint64_t row_bytes) {
+  auto load = [&](int k) { return vld1q_u16(reinterpret_cast<const uint16_t*>(from + k * stride_bytes)); };
+  uint16x8_t r[8];
+  for (int k = 0; k < 8; ++k) r[k] = load(k);
+  uint32x4_t a[8];
+  for (int k = 0; k < 8; k += 2) {
+    a[k] = vreinterpretq_u32_u16(vtrn1q_u16(r[k], r[k + 1]));      // columns 0, 2, 4, 6 of rows k, k+1
+    a[k + 1] = vreinterpretq_u32_u16(vtrn2q_u16(r[k], r[k + 1]));  // columns 1, 3, 5, 7
+  }
+  uint64x2_t b[8];
+  for (int k = 0; k < 8; k += 4) {
+    b[k] = vreinterpretq_u64_u32(vtrn1q_u32(a[k], a[k + 2]));          // columns 0, 4 of rows k..k+3
+    b[k + 1] = vreinterpretq_u64_u32(vtrn1q_u32(a[k + 1], a[k + 3]));  // columns 1, 5
+    b[k + 2] = vreinterpretq_u64_u32(vtrn2q_u32(a[k], a[k + 2]));      // columns 2, 6
+    b[k + 3] = vreinterpretq_u64_u32(vtrn2q_u32(a[k + 1], a[k + 3]));  // columns 3, 7
+  }
+  auto store = [&](int k, uint64x2_t v) { vst1q_u64(reinterpret_cast<uint64_t*>(to + k * row_bytes), v); };
+  for (int c = 0; c < 4; ++c) {
+    store(c, vtrn1q_u64(b[c], b[c + 4]));
+    store(c + 4, vtrn2q_u64(b[c], b[c + 4]));
+  }
+}
+
+inline void transpose_block32(const std::byte* from, uint64_t stride_bytes, std::byte* to, uint64_t row_bytes) {
+  auto load = [&](int k) { return vld1q_u32(reinterpret_cast<const uint32_t*>(from + k * stride_bytes)); };
+  const uint32x4_t r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3);
+  const uint64x2_t t0 = vreinterpretq_u64_u32(vtrn1q_u32(r0, r1)), t1 = vreinterpretq_u64_u32(vtrn2q_u32(r0, r1));
+  const uint64x2_t t2 = vreinterpretq_u64_u32(vtrn1q_u32(r2, r3)), t3 = vreinterpretq_u64_u32(vtrn2q_u32(r2, r3));
+  auto store = [&](int k, uint64x2_t v) { vst1q_u64(reinterpret_cast<uint64_t*>(to + k * row_bytes), v); };
+  store(0, vtrn1q_u64(t0, t2));
+  store(1, vtrn1q_u64(t1, t3));
+  store(2, vtrn2q_u64(t0, t2));
+  store(3, vtrn2q_u64(t1, t3));
 }
 #else
 inline constexpr unsigned kTransposeBlock16 = 0;

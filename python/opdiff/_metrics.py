@@ -235,7 +235,7 @@ def compute_metrics(
     threads: Optional[int] = None,
     simd: Optional[str] = None,
 ) -> Metrics:
-    """:func:`metrics` with a choice of SIMD path (``simd="scalar"|"avx2"|"avx512"``), for tests and benchmarks."""
+    """:func:`metrics` with a choice of SIMD path (``simd="scalar"|"avx2"|"avx512"|"neon"``), for tests and benchmarks."""
     chosen = _resolve_algorithms(algorithms)
     if not (rtol >= 0 and atol >= 0):
         raise ValueError("rtol and atol must be non-negative numbers")
@@ -280,10 +280,10 @@ def metrics_from_core(raw: Dict[str, Any]) -> Metrics:
 def simd_info() -> Dict[str, Any]:
     """Which SIMD kernel path is in use (``active``), which this CPU supports, and why.
 
-    ``OPDIFF_SIMD=scalar|avx2|avx512`` in the environment forces a path at import time.
+    ``OPDIFF_SIMD=scalar|avx2|avx512|neon`` in the environment forces a path at import time.
 
     >>> import opdiff
-    >>> opdiff.simd_info()["active"] in ("scalar", "avx2", "avx512")
+    >>> opdiff.simd_info()["active"] in ("scalar", "avx2", "avx512", "neon")
     True
     """
     return dict(_core.simd_info())

@@ -21,22 +21,17 @@ inline uint32_t float_to_bits(float f) {
 
 inline float bfloat16_to_float(uint16_t h) { return bits_to_float(uint32_t{h} << 16); }
 
-// IEEE 754 binary16, including subnormals, Inf and NaN (payload kept).
+// IEEE 754 binary16, including subnormals, Inf and NaN (payload kept). Branch-free (the selects are
+// masks), so that decode loops vectorise: normal, Inf and NaN halves are a shift and a re-bias of
+// the exponent; a subnormal or zero half is its mantissa times 2^-24 (exact in float32), signed.
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = uint32_t{h & 0x8000u} << 16;
-  const uint32_t exponent = (h >> 10) & 0x1Fu;
-  uint32_t mantissa = h & 0x3FFu;
-  if (exponent == 0x1F) return bits_to_float(sign | 0x7F800000u | (mantissa << 13));
-  if (exponent != 0) return bits_to_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
-  if (mantissa == 0) return bits_to_float(sign);
-  // Subnormal: normalise into float32's range.
-  int shift = 0;
-  while ((mantissa & 0x400u) == 0) {
-    mantissa <<= 1;
-    ++shift;
-  }
-  mantissa &= 0x3FFu;
-  return bits_to_float(sign | (uint32_t(113 - shift) << 23) | (mantissa << 13));
+  const uint32_t magnitude = h & 0x7FFFu;
+  const uint32_t special = 0u - uint32_t{magnitude >= 0x7C00u};  // all ones for Inf and NaN
+  const uint32_t tiny = 0u - uint32_t{magnitude < 0x400u};       // all ones for subnormals and zero
+  const uint32_t widened = (magnitude << 13) + 0x38000000u + (special & 0x38000000u);  // exponent +112, +224
+  const uint32_t subnormal = float_to_bits(float(int32_t(magnitude)) * 0x1p-24f);
+  return bits_to_float(sign | (subnormal & tiny) | (widened & ~tiny));
 }
 
 // Lookup tables for the 8-bit formats (256 float32 values each), built once.

@@ -1,5 +1,5 @@
-// The per-ISA kernel table. Each kernel file (kernel_scalar.cpp, kernel_avx2.cpp,
-// kernel_avx512.cpp) fills one; simd_dispatch.cpp picks one at load time.
+// The per-ISA kernel table. Each kernel file (kernel_scalar.cpp, kernel_avx2.cpp, kernel_avx512.cpp,
+// kernel_neon.cpp) fills one; simd_dispatch.cpp picks one at load time.
 #pragma once
 
 #include <cstddef>
@@ -36,6 +36,9 @@ extern const KernelTable kScalarKernels;
 #if defined(OPDIFF_HAVE_X86_KERNELS)
 extern const KernelTable kAvx2Kernels;
 extern const KernelTable kAvx512Kernels;
+#endif
+#if defined(OPDIFF_HAVE_NEON_KERNELS)
+extern const KernelTable kNeonKernels;
 #endif
 
 }  // namespace opdiff

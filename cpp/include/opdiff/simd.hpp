@@ -1,4 +1,5 @@
-// Which kernel table runs: chosen once from CPUID, or forced with OPDIFF_SIMD=scalar|avx2|avx512.
+// Which kernel table runs: chosen once from the CPU's features (CPUID on x86-64, HWCAP on aarch64),
+// or forced with OPDIFF_SIMD=scalar|avx2|avx512|neon.
 #pragma once
 
 #include <string>
@@ -9,7 +10,7 @@
 namespace opdiff {
 
 struct SimdInfo {
-  std::string active;                  // "scalar", "avx2" or "avx512"
+  std::string active;                  // "scalar", "avx2", "avx512" or "neon"
   std::vector<std::string> supported;  // every path this CPU can run
   std::vector<std::string> cpu_features;
   std::string forced_by;               // value of OPDIFF_SIMD when set, else empty
