@@ -59,6 +59,7 @@ def test_data_cannot_close_the_script_element():
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_page_renders_in_chromium(culprit_page):
     page, report, findings = culprit_page
     dom = dump_dom(page).dom
@@ -76,6 +77,7 @@ def test_page_renders_in_chromium(culprit_page):
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_a_finding_link_opens_the_row_detail(culprit_page):
     page, report, findings = culprit_page
     culprit = next(f for f in findings if f.kind.value == "culprit op")
@@ -91,6 +93,7 @@ def test_a_finding_link_opens_the_row_detail(culprit_page):
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_large_report_is_paginated_and_small(tmp_path):
     report = large_report(2500)
     page = write_html_report(report, tmp_path / "big.html", advise(report))
@@ -102,6 +105,7 @@ def test_large_report_is_paginated_and_small(tmp_path):
 
 
 @needs_chromium
+@pytest.mark.browser
 def test_filter_and_sort_from_the_url(tmp_path):
     report = large_report(2500)
     page = write_html_report(report, tmp_path / "big.html")

@@ -8,6 +8,7 @@ from opdiff.cli import main
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
+pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 from _onnx_models import mlp_model  # noqa: E402
 

@@ -5,6 +5,7 @@ import pytest
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
+pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 import opdiff  # noqa: E402
 from opdiff.advisor import FindingKind, advise  # noqa: E402

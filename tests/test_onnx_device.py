@@ -5,6 +5,7 @@ import pytest
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
+pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 from _onnx_models import conv_bn_relu_model, mlp_model  # noqa: E402
 

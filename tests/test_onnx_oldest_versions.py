@@ -17,7 +17,7 @@ import opdiff  # noqa: E402
 from opdiff.producers.ir_forms import IrForm, light_model_in_form  # noqa: E402
 from opdiff.producers.light_models import light_model_names  # noqa: E402
 
-pytestmark = pytest.mark.oldest_onnx
+pytestmark = [pytest.mark.onnx, pytest.mark.oldest_onnx]
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "onnx_env.py"
 MODELS = [name for name in ("squeezenet", "resnet50") if name in light_model_names()]
 

@@ -6,6 +6,7 @@ import pytest
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime.quantization")
+pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 from _onnx_models import conv_bn_relu_model  # noqa: E402
 

@@ -9,6 +9,7 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime.quantization")
+pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 import opdiff  # noqa: E402
 from opdiff.cli import main  # noqa: E402

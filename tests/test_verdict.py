@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import opdiff
+from _child_env import child_env
 from opdiff.advisor import FindingKind, advise
 from opdiff.graph import read_graph
 from opdiff.report.rows import CompareRow
@@ -146,7 +147,7 @@ def test_cli_fail_thresholds_and_reports_name_the_verdict(tmp_path: Path) -> Non
 
     def run(*extra: str, out: str) -> subprocess.CompletedProcess:
         return subprocess.run(base + ["-out", str(tmp_path / out), *extra], capture_output=True, text=True,
-                              env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"}, timeout=120)
+                              env=child_env(COLUMNS="200", PATH="/usr/bin:/bin"), timeout=120)
 
     plain = run("--report", "json", out="plain")
     assert plain.returncode == 0, plain.stderr
