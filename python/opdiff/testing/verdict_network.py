@@ -124,15 +124,15 @@ def write_verdict_case(folder: Path, precision: Precision, fault: Optional[Fault
     golden = golden_outputs(ops, seed)
     tiny_golden = golden[1] * (1e-41 if precision in (Precision.FP16, Precision.INT8, Precision.FP32) else 1e-20)
     device = _faulty([_rounded(v, precision) for v in golden], fault)
-    tiny_device = _rounded(tiny_golden, precision)  # fp16 flushes 1e-41 to 0, bf16 keeps 1e-20 ... then:
+    tiny_device = _rounded(tiny_golden, precision)  # fp16 (and int8's fp16) flush 1e-41 to 0
     if precision is Precision.BF16:
-        tiny_device = np.zeros_like(tiny_device)  # the device flushed the branch (denormals off)
+        tiny_device = np.zeros_like(tiny_device)  # bf16 could hold 1e-20: a device that flushes it (denormals off)
     npu, golden_dir, reference = folder / "npu", folder / "golden", folder / "reference_npu"
     for path in (npu, golden_dir, reference):
         path.mkdir(parents=True, exist_ok=True)
 
     descs: Dict[str, OutputDesc] = {}
-    for k, name in enumerate(names + (TINY_BRANCH,)):
+    for name in names + (TINY_BRANCH,):
         descs[name] = OutputDesc(name, 0, "NCHW", SHAPE, "DT_FLOAT")
     graph = [make_op(names[0], "Data", id_=0, output_descs=[descs[names[0]]])]
     for k in range(1, ops):
