@@ -62,21 +62,39 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[
     }
 
 
-def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
-    """The JSON document of a Report (and the advisor's findings), pass and fail by `verdict`."""
+def report_envelope(report: Any, schema: str) -> Dict[str, Any]:
+    """The leading fields every JSON report has (tensor and statistics alike): schema, version,
+    creation time, scenario, folders and completeness."""
     from opdiff import __version__
 
-    judge = report.verdict(verdict)
-    algorithms = list(report.columns.algorithms)
-    failing_ids = {id(row) for row in report.failing(judge)}
     return {
-        "schema": SCHEMA_ID,
+        "schema": schema,
         "opdiff_version": __version__,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "scenario": report.scenario.value,
         "my": str(report.my_folder),
         "golden": str(report.golden_folder),
         "complete": report.complete,
+    }
+
+
+def write_json_document(document: Dict[str, Any], path: Path) -> Path:
+    """Write `document` compactly (no NaN/Inf: they are strings by then) through a temporary name."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, allow_nan=False, separators=(",", ":"))
+    os.replace(partial, path)
+    return path
+
+
+def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
+    """The JSON document of a Report (and the advisor's findings), pass and fail by `verdict`."""
+    judge = report.verdict(verdict)
+    algorithms = list(report.columns.algorithms)
+    failing_ids = {id(row) for row in report.failing(judge)}
+    return {
+        **report_envelope(report, SCHEMA_ID),
         "algorithms": algorithms,
         "verdict": judge.name,
         "thresholds": judge.as_json(),
@@ -93,12 +111,7 @@ def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = Non
 
 def write_json_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Path:
     """Write the JSON report through a temporary name."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(report_json(report, findings, verdict), handle, allow_nan=False, separators=(",", ":"))
-    os.replace(partial, path)
-    return path
+    return write_json_document(report_json(report, findings, verdict), path)
 
 
 def load_schema() -> Dict[str, Any]:

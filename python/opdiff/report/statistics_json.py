@@ -4,15 +4,12 @@ and the notes. Special floats are strings ("nan", "inf", "-inf"), as in the tens
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import asdict
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from opdiff.dumps.statistics import TensorStatistics
-from opdiff.report.json_writer import json_number
+from opdiff.report.json_writer import json_number, report_envelope, write_json_document
 from opdiff.report.statistics_csv import result_of
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
@@ -54,16 +51,8 @@ def statistics_row_json(row: StatisticsRow, verdict: StatisticsVerdict) -> Dict[
 
 def statistics_report_json(report: "StatisticsReport", findings: Sequence[Any] = (),
                            verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, Any]:
-    from opdiff import __version__
-
     return {
-        "schema": SCHEMA_ID,
-        "opdiff_version": __version__,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "scenario": report.scenario.value,
-        "my": str(report.my_folder),
-        "golden": str(report.golden_folder),
-        "complete": report.complete,
+        **report_envelope(report, SCHEMA_ID),
         "verdict": verdict.describe(),
         "thresholds": [{"metric": t.metric, "value": t.value, "fails_when": "above"} for t in verdict.thresholds],
         "summary": report.summary(verdict),
@@ -80,12 +69,7 @@ def statistics_report_json(report: "StatisticsReport", findings: Sequence[Any] =
 def write_statistics_json(report: "StatisticsReport", path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the JSON report through a temporary name."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(statistics_report_json(report, findings, verdict), handle, allow_nan=False, separators=(",", ":"))
-    os.replace(partial, path)
-    return path
+    return write_json_document(statistics_report_json(report, findings, verdict), path)
 
 
 __all__ = ["SCHEMA_ID", "statistics_report_json", "statistics_row_json", "write_statistics_json"]
