@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from opdiff.report.verdict import Verdict
-
-from opdiff.commands.exit_codes import ExitCode
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = (
     ExitCode.OK, ExitCode.BAD_INPUT, ExitCode.THRESHOLDS, ExitCode.INTERRUPTED)

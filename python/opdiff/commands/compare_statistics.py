@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import List, Sequence, Tuple
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = 0, 2, 3, 130
+from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
 
 
 def split_fail_under(texts: Sequence[str]) -> Tuple[List[str], List[str]]:
@@ -22,11 +23,8 @@ def split_fail_under(texts: Sequence[str]) -> Tuple[List[str], List[str]]:
 
 def refuse_statistics_limits(limits: Sequence[str]) -> int:
     """A full-dump comparison given statistics limits: exit 2, saying so."""
-    from rich.console import Console
-
-    Console(stderr=True).print(f"[red]error:[/] {', '.join(limits)}: statistics metrics apply to statistics dumps only",
-                               highlight=False, soft_wrap=True)
-    return EXIT_BAD_INPUT
+    print_error(f"{', '.join(limits)}: statistics metrics apply to statistics dumps only")
+    return ExitCode.BAD_INPUT
 
 
 def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequence[str], limits: Sequence[str]) -> int:
@@ -38,16 +36,13 @@ def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequenc
     from opdiff.report.statistics_console import print_statistics_report
     from opdiff.report.statistics_verdict import StatisticsVerdict
 
-    errors = Console(stderr=True)
     if args.fail_under:  # what is left there names tensor metrics
-        errors.print(f"[red]error:[/] {', '.join(args.fail_under)}: not a statistics metric; statistics dumps take "
-                     "MaxNormDiff, MinNormDiff, MeanNormDiff, Max/Min/MeanAbsDiff, Max/Min/MeanRelDiff, NanInfCountDiff",
-                     highlight=False, soft_wrap=True)
-        return EXIT_BAD_INPUT
+        print_error(f"{', '.join(args.fail_under)}: not a statistics metric; statistics dumps take MaxNormDiff, "
+                    "MinNormDiff, MeanNormDiff, Max/Min/MeanAbsDiff, Max/Min/MeanRelDiff, NanInfCountDiff")
+        return ExitCode.BAD_INPUT
     if getattr(args, "thresholds", "default") != "default":
-        errors.print("[red]error:[/] --thresholds chooses a tensor verdict; statistics dumps have their own "
-                     "(docs/scenario-statistics.md)", highlight=False, soft_wrap=True)
-        return EXIT_BAD_INPUT
+        print_error("--thresholds chooses a tensor verdict; statistics dumps have their own (docs/scenario-statistics.md)")
+        return ExitCode.BAD_INPUT
     verdict = StatisticsVerdict.from_texts(limits)
     if report.csv_path is not None and verdict.thresholds:
         report.to_csv(report.csv_path, verdict)  # the Result column under the user's limits
@@ -73,10 +68,10 @@ def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequenc
                 path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, verdict)
                 console.print(f"{name} report: {path}")
     if not report.complete:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if (verdict.thresholds or getattr(args, "fail", False)) and report.first_failure(verdict) is not None:
-        return EXIT_THRESHOLDS
-    return EXIT_OK
+        return ExitCode.THRESHOLDS
+    return ExitCode.OK
 
 
 def _writer(name: str):
