@@ -28,7 +28,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from opdiff.comparison import Report
 from opdiff.graph import FusionMap
 from opdiff.report.rows import CompareRow
-from opdiff.report.verdict import Verdict, VerdictLike
+from opdiff.report.verdict import Verdict, VerdictLike, is_negligible, network_scale
 
 _RUN_SUFFIX = re.compile(r"#(\d+)$")
 
@@ -113,6 +113,8 @@ class _Context:
     ignored: Sequence[str]
 
     def __post_init__(self) -> None:
+        # Findings respect the network's scale whatever the verdict (--thresholds reference included).
+        self.scale = network_scale(self.report.rows)
         order = {name: i for i, name in enumerate(self.fusion_map.execution_order)} if self.fusion_map else {}
         position = {id(row): i for i, row in enumerate(self.report.rows)}
         rows = [row for row in self.report.rows if row.compared and not self.is_ignored(op_of(row))]
@@ -243,7 +245,7 @@ def _constant_outputs(ctx: _Context) -> List[Finding]:
     for row in ctx.rows:
         m = row.metrics
         if (role_of(row) == "output" and m is not None and m.count > 1 and m.x.std == 0 and m.y.std > 0
-                and not ctx.verdict.negligible(row)):
+                and not is_negligible(m, ctx.scale)):
             found.append(Finding(
                 FindingKind.CONSTANT_OUTPUT, op_of(row), row.tensor_index, row.index,
                 f"every element is {m.x.min:g} on the compared side; the golden varies (std {m.y.std:.4g})",

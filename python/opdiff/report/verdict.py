@@ -197,10 +197,6 @@ class Verdict:
     def fails(self, row: CompareRow) -> bool:
         raise NotImplementedError
 
-    def negligible(self, row: CompareRow) -> bool:
-        """The row's differences vanish at the network's scale (no finding should fire on it)."""
-        return False
-
     def limits_text(self, rows: Sequence[CompareRow] = ()) -> str:
         """What fails, for the console (the limits that apply to `rows`, where that depends on them)."""
         raise NotImplementedError
