@@ -5,7 +5,7 @@ within 1e-4 relative, or the same non-numeric token; every other cell identical)
     bench/reference_tool/build.sh            # once: the libascend_dump_parser.so stand-in
     python bench/crosscheck_reference_compare.py [--reference-venv /work/venv-ref] [--keep DIR]
 
-Cases (bench/side_by_side/cases.py): NPU vs golden through a generated fusion rule (run with no
+Cases (opdiff/testing/side_by_side_cases.py): NPU vs golden through a generated fusion rule (run with no
 extra flag, -overflow_detection, -alg 0 1 4 and -s), NPU vs NPU by op name, and the two real atc
 JSON samples of tests/data/atc-json with dumps generated to match them. Every difference is listed
 with its explanation (bench/side_by_side/explanations.py); exit code 1 when an unexplained
@@ -24,11 +24,13 @@ from typing import List, Tuple
 from rich.console import Console
 from rich.table import Table
 
-from side_by_side.cases import Case, all_cases
+from opdiff.testing.side_by_side_cases import Case, all_cases
 from side_by_side.csv_diff import Agreement, CsvDiff, diff_csvs
 from side_by_side.explanations import explain, explain_row
 from side_by_side.measure import run_measured
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
+
+ATC_SAMPLES = sorted((Path(__file__).resolve().parents[1] / "tests" / "data" / "atc-json").glob("*.json"))
 
 
 def run_both(tool: ReferenceTool, case: Case, flags: Tuple[str, ...], out: Path) -> Tuple[CsvDiff, str]:
@@ -84,7 +86,7 @@ def main() -> int:
     tool = ReferenceTool.locate(args.reference_venv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="opdiff-crosscheck-"))
     try:
-        cases = all_cases(root / "cases")
+        cases = all_cases(root / "cases", ATC_SAMPLES)
         summary = Table(title="opdiff compare vs msaccucmp compare: result CSVs row by row")
         for column in ("case", "flags", "rows opdiff/ref", "matched", "columns", "cells identical", "within tol.",
                        "different", "unexplained", "exit codes"):

@@ -16,7 +16,7 @@ import numpy as np
 from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.writer import save_npy
 
-from side_by_side.rule_json import Output, RuleOp, rule
+from opdiff.testing.rule_json import Output, RuleOp, rule
 
 TS = 1700000000000000
 C = 16  # channels of NC1HWC0 tensors: one C1 block, so stored and logical element counts agree

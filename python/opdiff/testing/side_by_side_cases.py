@@ -16,11 +16,9 @@ from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.testing.graph_dumps import write_graph_dumps
 
-from side_by_side.rule_json import Output, RuleOp, rule
+from opdiff.testing.rule_json import Output, RuleOp, rule
 
 TS = 1700000000000000
-REPO = Path(__file__).resolve().parents[2]
-ATC_SAMPLES = sorted((REPO / "tests" / "data" / "atc-json").glob("*.json"))
 
 
 @dataclass(frozen=True)
@@ -209,10 +207,11 @@ def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
     return Case("npu vs npu (op names)", sides["after"], sides["before"], note="NC1HWC0, FRACTAL_NZ, ND; one-sided ops; shape mismatch; repeat dump")
 
 
-def atc_sample_cases(root: Path) -> List[Case]:
-    """Each real atc JSON sample with dumps generated to match it (opdiff.testing.graph_dumps)."""
+def atc_sample_cases(root: Path, samples: Sequence[Path]) -> List[Case]:
+    """Each real atc JSON sample (the project's are in tests/data/atc-json) with dumps generated to
+    match it (opdiff.testing.graph_dumps)."""
     cases = []
-    for sample in ATC_SAMPLES:
+    for sample in samples:
         fm = opdiff.read_graph(sample)
         candidates = [op for op in fm.ops if op.type in ("Conv2D", "MatMulV2", "ConcatD", "Transpose", "TransposeD")]
         faulty = candidates[len(candidates) // 2].name if candidates else None
@@ -222,8 +221,8 @@ def atc_sample_cases(root: Path) -> List[Case]:
     return cases
 
 
-def all_cases(root: Path) -> List[Case]:
-    return [fusion_case(root / "fusion"), npu_vs_npu_case(root / "npu_vs_npu"), *atc_sample_cases(root / "atc")]
+def all_cases(root: Path, atc_samples: Sequence[Path]) -> List[Case]:
+    return [fusion_case(root / "fusion"), npu_vs_npu_case(root / "npu_vs_npu"), *atc_sample_cases(root / "atc", atc_samples)]
 
 
 __all__ = ["ATC_SAMPLES", "Case", "all_cases", "atc_sample_cases", "fusion_case", "npu_vs_npu_case"]
