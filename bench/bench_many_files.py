@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.comparison import plan
+from opdiff.match.planning import plan
 from opdiff.dumps.discovery import find_leaves, index_folder
 from opdiff.testing.many_files import write_many_files
 

@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.advisor import advise
+from opdiff.advisor.tensor_advisor import advise
 from opdiff.producers import DumpOptions, DumpResult, OutputKind, Precision, dump_onnx
 from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.comparison import Report
+from opdiff.report.result import Report
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx
 from opdiff.producers.fault_injection import scale_weights
 from opdiff.producers.light_models import light_model_names, load_light_model

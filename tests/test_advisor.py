@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import opdiff
-from opdiff.advisor import FindingKind, advise
+from opdiff.advisor.tensor_advisor import advise
+from opdiff.report.findings import FindingKind
 from opdiff.dumps import Tensor
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map

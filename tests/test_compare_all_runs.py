@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 import opdiff
-from opdiff.advisor import advise
+from opdiff.advisor.tensor_advisor import advise
 from opdiff.dumps import Tensor
 from _child_env import child_env  # noqa: E402
 from test_compare_end_to_end import TS, faulty_channel, write_conv_relu_case

@@ -84,7 +84,7 @@ def conv_relu_case(tmp_path: Path) -> Dict[str, Path]:
 
 def test_npu_vs_golden_with_fusion_rule(conv_relu_case):
     report = opdiff.compare(conv_relu_case["npu"], conv_relu_case["golden"], fusion_rule=conv_relu_case["rule"])
-    assert report.scenario is opdiff.comparison.Scenario.NPU_VS_GOLDEN
+    assert report.scenario is opdiff.report.scenario.Scenario.NPU_VS_GOLDEN
     rows = report.rows
     assert [row.index for row in rows] == [0, 1, 1]
     missing, conv_in, conv_out = rows
@@ -132,7 +132,7 @@ def test_npu_vs_npu_by_op_name(tmp_path):
             opdiff.write_dump(folder / f"Op.{op}.{i}.1.{TS + i}", op, outputs=[Tensor(data, layout="NC1HWC0", dtype="float16")])
     (tmp_path / "a" / f"Op.extra.9.1.{TS + 9}").write_bytes((tmp_path / "a" / f"Op.conv.0.1.{TS}").read_bytes())
     report = opdiff.compare(tmp_path / "a", tmp_path / "b")
-    assert report.scenario is opdiff.comparison.Scenario.NPU_VS_NPU
+    assert report.scenario is opdiff.report.scenario.Scenario.NPU_VS_NPU
     assert [row.npu_dump for row in report.rows] == ["conv", "relu", "pool", "extra"]
     assert all(row.metrics.cosine_similarity > 0.9999 for row in report.rows[:3])
     assert not report.rows[3].compared and "no the ground truth dump file" in report.rows[3].reasons[0]

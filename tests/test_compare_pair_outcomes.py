@@ -111,7 +111,7 @@ def test_a_tensor_that_cannot_be_laid_out_is_reported_and_the_op_goes_on(tmp_pat
 
 def test_every_core_status_has_a_python_name():
     from opdiff import _core
-    from opdiff.engine import PairStatus
+    from opdiff.engine.tensor_engine import PairStatus
 
     assert "compared, golden_unreadable, my_type_unsupported, golden_type_unsupported, counts_differ, failed" in _core.compare_pairs.__doc__
     assert [status.value for status in PairStatus] == ["compared", "golden_unreadable", "my_type_unsupported",

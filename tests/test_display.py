@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 import opdiff
-from opdiff.comparison import Report
+from opdiff.report.result import Report
 from opdiff.demo.report import write_case
 from opdiff.report.metrics_view import metric_rows, number
 

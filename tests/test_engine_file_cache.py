@@ -8,7 +8,7 @@ import pytest
 
 from opdiff import _core
 from opdiff.dumps import DumpFormatError
-from opdiff.engine import FileCache
+from opdiff.engine.tensor_engine import FileCache
 
 
 def test_cache_holds_at_most_its_byte_budget(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import opdiff
-from opdiff.file_compare import FILE_ALGORITHMS, compare_files
+from opdiff.engine.file_compare import FILE_ALGORITHMS, compare_files
 from _child_env import child_env  # noqa: E402
 
 

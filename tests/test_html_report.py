@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from opdiff.advisor import advise
+from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.html_writer import ROW_FIELDS, html_data, render_html, write_html_report
 from opdiff.report.json_writer import report_json
 from opdiff.testing.chromium import dump_dom, find_chromium, screenshot

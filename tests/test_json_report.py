@@ -9,7 +9,7 @@ import jsonschema
 import numpy as np
 
 import opdiff
-from opdiff.advisor import advise
+from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.json_writer import load_schema, report_json, write_json_report
 from test_advisor import make_chain
 

@@ -9,7 +9,7 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor
-from opdiff.overflow import scan_overflow, summary_lines
+from opdiff.engine.overflow_scan import scan_overflow, summary_lines
 from _child_env import child_env  # noqa: E402
 
 SHAPE = (1, 16, 4, 4)
@@ -80,7 +80,7 @@ def test_cli_table_summary_file_and_exit_codes(folder: Path, tmp_path: Path) -> 
 # --- Opdebug records (§6.5) merged with the tensor scan ---------------------------------------
 
 from opdiff.dumps.opdebug import AccType  # noqa: E402
-from opdiff.overflow import Source  # noqa: E402
+from opdiff.engine.overflow_scan import Source  # noqa: E402
 from opdiff.testing.opdebug import aicpu_entry, core_entry, old_entries, sdma_entry, write_opdebug_dump  # noqa: E402
 
 T0 = 1700000000000000

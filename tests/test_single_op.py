@@ -10,7 +10,7 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor
-from opdiff.single_op import BLOCK, detail_of_arrays, single_op_detail
+from opdiff.engine.single_op import BLOCK, detail_of_arrays, single_op_detail
 from _child_env import child_env  # noqa: E402
 
 TS = 1700000000000001

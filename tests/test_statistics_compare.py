@@ -14,7 +14,7 @@ import pytest
 
 import opdiff
 from opdiff.cli import main
-from opdiff.statistics_comparison import StatisticsReport
+from opdiff.report.statistics_result import StatisticsReport
 from opdiff.testing.statistics_network import DTYPES, LAYOUTS, StatisticsCase, write_statistics_case
 
 K = 3
@@ -169,7 +169,7 @@ def test_rows_built_from_field_dicts_equal_the_constructors(tmp_path: Path) -> N
 
 
 def test_nan_on_my_side_fails_and_the_advisor_calls_it_overflow(tmp_path: Path) -> None:
-    from opdiff.statistics_advisor import advise_statistics
+    from opdiff.advisor.statistics_advisor import advise_statistics
 
     _, clean = faulty_and_clean(tmp_path, "ND", "float16")
     path = sorted(clean.npu.glob("Mul.*.csv"))[0]

@@ -17,7 +17,8 @@ import pytest
 
 import opdiff
 from _child_env import child_env
-from opdiff.advisor import FindingKind, advise
+from opdiff.advisor.tensor_advisor import advise
+from opdiff.report.findings import FindingKind
 from opdiff.graph import read_graph
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import (

@@ -14,24 +14,11 @@ from opdiff._lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
-_EXPORTS = {
-    "CORE_DTYPES": "opdiff._dtypes",
-    "RawTensor": "opdiff._dtypes",
-    "ALGORITHMS": "opdiff._metrics",
-    "Metrics": "opdiff._metrics",
-    "Note": "opdiff._metrics",
-    "SideStats": "opdiff._metrics",
-    "metrics": "opdiff._metrics",
-    "simd_info": "opdiff._metrics",
-    "DumpFile": "opdiff.dumps",
-    "DumpFormatError": "opdiff.dumps",
-    "read_dump": "opdiff.dumps",
-    "write_dump": "opdiff.dumps",
-    "read_graph": "opdiff.graph",
-    "Report": "opdiff.comparison",
-    "compare": "opdiff.comparison",
-}
+# Every public name comes from the facade module opdiff.api, imported on first use.
+_EXPORTS = dict.fromkeys([
+    "CORE_DTYPES", "RawTensor", "ALGORITHMS", "Metrics", "Note", "SideStats", "metrics", "simd_info", "DumpFile",
+    "DumpFormatError", "read_dump", "write_dump", "read_graph", "Report", "compare",
+], "opdiff.api")
 
 __all__ = [
     "ALGORITHMS",
@@ -58,8 +45,20 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from opdiff._dtypes import CORE_DTYPES, RawTensor
-    from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
-    from opdiff.comparison import Report, compare
-    from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
-    from opdiff.graph import read_graph
+    from opdiff.api import (
+        ALGORITHMS,
+        CORE_DTYPES,
+        DumpFile,
+        DumpFormatError,
+        Metrics,
+        Note,
+        RawTensor,
+        Report,
+        SideStats,
+        compare,
+        metrics,
+        read_dump,
+        read_graph,
+        simd_info,
+        write_dump,
+    )

@@ -144,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.comparison import compare, result_file_name
+    from opdiff.engine.comparison import compare
+    from opdiff.report.file_names import result_file_name
     from opdiff.graph import GraphFormatError, read_graph
     from opdiff.report.console import print_report
 
@@ -199,7 +200,7 @@ def _run(args: argparse.Namespace) -> int:
         print_error(f"{error}", errors)
         return EXIT_BAD_INPUT
     from opdiff.commands.compare_statistics import finish_statistics_compare, refuse_statistics_limits
-    from opdiff.statistics_comparison import StatisticsReport
+    from opdiff.report.statistics_result import StatisticsReport
 
     if isinstance(report, StatisticsReport):  # a side held statistics dumps: their own verdict and reports
         return finish_statistics_compare(report, args, formats, statistics_limits)
@@ -210,11 +211,11 @@ def _run(args: argparse.Namespace) -> int:
     print_report(report, console, judge, csv_path=str(report.csv_path))
     findings = []
     if args.advisor or {"json", "html"} & set(formats):  # the JSON and HTML reports always carry the findings
-        from opdiff.advisor import advise
+        from opdiff.advisor.tensor_advisor import advise
 
         findings = advise(report, fusion_rule, verdict=judge, ignore_ops=args.ignore_ops)
     if args.advisor:
-        from opdiff.advisor import write_advisor_summary
+        from opdiff.report.advisor_summary import write_advisor_summary
         from opdiff.report.console import print_findings
 
         print_findings(findings, console)
@@ -251,7 +252,7 @@ def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule,
 
     from rich.console import Console
 
-    from opdiff.comparison import plan
+    from opdiff.match.planning import plan
     from opdiff.report.mapping_csv import write_mapping_csv
 
     if fusion_rule is None and quant_rule is None:

@@ -50,11 +50,11 @@ def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequenc
     print_statistics_report(report, console, verdict, csv_path=None if report.csv_path is None else str(report.csv_path))
     findings = []
     if args.advisor or {"json", "html"} & set(formats):
-        from opdiff.statistics_advisor import advise_statistics
+        from opdiff.advisor.statistics_advisor import advise_statistics
 
         findings = advise_statistics(report, verdict)
     if args.advisor:
-        from opdiff.advisor import write_advisor_summary
+        from opdiff.report.advisor_summary import write_advisor_summary
         from opdiff.report.console import print_findings
 
         print_findings(findings, console)

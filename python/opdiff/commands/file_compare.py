@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from opdiff.file_compare import compare_files, write_file_result
+    from opdiff.engine.file_compare import compare_files, write_file_result
 
     try:
         result = compare_files(args.my_file, args.golden_file, threads=args.threads or None)

@@ -12,7 +12,7 @@ from opdiff.commands.errors import print_error
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from opdiff.overflow import OverflowOp, OverflowScan
+    from opdiff.engine.overflow_scan import OverflowOp, OverflowScan
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_OVERFLOW = 0, 2, 4
 
@@ -40,7 +40,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.overflow import op_kind, scan_overflow, write_overflow_summary
+    from opdiff.engine.overflow_scan import op_kind, scan_overflow, write_overflow_summary
 
     errors = Console(stderr=True)
     folder = args.dump_path or args.folder
@@ -81,7 +81,7 @@ def _table(scan: "OverflowScan", shown: "List[OverflowOp]") -> "Table":
     from rich import box
     from rich.table import Table
 
-    from opdiff.overflow import op_kind, op_status
+    from opdiff.engine.overflow_scan import op_kind, op_status
 
     title = (f"overflowing ops in {scan.folder} ({len(scan.ops)} ops; {scan.records} Opdebug records, "
              f"{scan.scanned} dumps; execution order)")

@@ -12,14 +12,15 @@ import numpy as np
 from rich.console import Console
 
 import opdiff
-from opdiff.comparison import Report, result_file_name
+from opdiff.report.file_names import result_file_name
+from opdiff.report.result import Report
 from opdiff.demo.fusion import fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
 from opdiff.dumps import Tensor
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
-from opdiff.advisor import advise
+from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.console import print_findings, print_report
 
 

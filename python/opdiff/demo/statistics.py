@@ -10,10 +10,10 @@ from typing import Optional
 from rich.console import Console
 
 import opdiff
-from opdiff.comparison import result_file_name
+from opdiff.report.file_names import result_file_name
 from opdiff.report.statistics_console import print_statistics_report
 from opdiff.report.console import print_findings
-from opdiff.statistics_advisor import advise_statistics
+from opdiff.advisor.statistics_advisor import advise_statistics
 from opdiff.testing.statistics_network import write_statistics_case
 
 

@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import heapq
-from typing import Dict, List, Sequence, Tuple
-
-from opdiff.graph.fusion_map import Op
+from typing import Dict, List, Protocol, Sequence, Tuple
 
 
-def topological_order(ops: Sequence[Op]) -> Tuple[str, ...]:
+class _Input(Protocol):
+    @property
+    def producer(self) -> str: ...
+
+
+class _Node(Protocol):
+    """What the order reads of an op (graph.fusion_map.Op, which holds its order, so it is not
+    imported here)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def inputs(self) -> Sequence[_Input]: ...
+
+
+def topological_order(ops: Sequence[_Node]) -> Tuple[str, ...]:
     """Names of `ops` so that every producer precedes its consumers; among ready ops, list order first.
 
     Inputs from unknown producers are ignored; ops left on a cycle follow in list order.
 
-    >>> from opdiff.graph.fusion_map import InputRef
+    >>> from opdiff.graph.fusion_map import InputRef, Op
     >>> topological_order([Op("b", "Relu", inputs=(InputRef("a", 0),)), Op("a", "Data")])
     ('a', 'b')
     """

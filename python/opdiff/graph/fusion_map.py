@@ -11,6 +11,7 @@ from functools import cached_property, partial
 from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
 from opdiff._frozen import build_frozen
+from opdiff.graph.execution_order import topological_order
 
 
 class Relation(Enum):
@@ -162,8 +163,6 @@ class FusionMap:
     @cached_property
     def execution_order(self) -> Tuple[str, ...]:
         """Op names in topological order from the inputs; op list order breaks ties."""
-        from opdiff.graph.execution_order import topological_order
-
         return topological_order(self.ops)
 
     @cached_property

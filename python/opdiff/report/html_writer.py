@@ -117,7 +117,7 @@ def write_html_report(report, path: Path, findings: Sequence[Any] = (), verdict:
     """Write the HTML report of a Report (and the advisor's findings) through a temporary name.
 
     >>> import numpy as np, opdiff, tempfile, os
-    >>> from opdiff.advisor import advise
+    >>> from opdiff.advisor.tensor_advisor import advise
     >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b")
     >>> os.mkdir(a); os.mkdir(b)
     >>> for side, scale in ((a, 1.0), (b, 1.01)):

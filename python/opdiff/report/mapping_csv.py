@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterator, List, Sequence
 
 from opdiff.dumps import DumpFormatError, read_dump
-from opdiff.match import OpPlan
+from opdiff.match.op_matching import OpPlan
 
 HEADER = ["Index", "OpType", "NPUDump", "GroundTruth", "TensorIndex", "NPUDumpPath", "GroundTruthPath"]
 

@@ -7,13 +7,12 @@ and the first failing one in execution order. Every name and path is HTML-escape
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, List, Sequence
+from typing import List, Sequence
 
 from opdiff.report.metrics_view import number
 
-if TYPE_CHECKING:
-    from opdiff.comparison import Report
-    from opdiff.report.verdict import Verdict
+from opdiff.report.result_views import TensorResult
+from opdiff.report.verdict import Verdict
 
 WORST_COLUMNS = ("Index", "OpType", "TensorIndex", "Cosine", "MaxAbsErr", "MaxRelErr", "Why")
 
@@ -22,7 +21,7 @@ def _row(tag: str, values: Sequence[str]) -> str:
     return "<tr>" + "".join(f"<{tag}>{html.escape(value)}</{tag}>" for value in values) + "</tr>"
 
 
-def report_html(report: "Report", verdict: "Verdict", worst: int = 10) -> str:
+def report_html(report: TensorResult, verdict: Verdict, worst: int = 10) -> str:
     """The summary of `report` as an HTML fragment, pass and fail by `verdict`."""
     summary = report.summary(verdict)
     limits = verdict.limits_text(report.rows)

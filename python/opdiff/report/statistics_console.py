@@ -3,7 +3,7 @@ tensors whose statistics moved most and the first tensor in execution order that
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 from rich.console import Console, RenderableType
 from rich.markup import escape
@@ -12,9 +12,7 @@ from rich.text import Text
 
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
-
-if TYPE_CHECKING:
-    from opdiff.statistics_comparison import StatisticsReport
+from opdiff.report.result_views import StatisticsResult
 
 
 def _g(value: float) -> str:
@@ -42,7 +40,7 @@ def first_failure_line(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
             f"{_g(row.golden.min)}, mean {_g(row.my.mean)} vs {_g(row.golden.mean)} ({escape(broken)})")
 
 
-def statistics_renderables(report: "StatisticsReport", verdict: StatisticsVerdict = StatisticsVerdict(),
+def statistics_renderables(report: StatisticsResult, verdict: StatisticsVerdict = StatisticsVerdict(),
                            csv_path: Optional[str] = None) -> List[RenderableType]:
     """The console report as rich renderables, in order."""
     summary = report.summary(verdict)
@@ -71,7 +69,7 @@ def statistics_renderables(report: "StatisticsReport", verdict: StatisticsVerdic
     return out
 
 
-def print_statistics_report(report: "StatisticsReport", console: Optional[Console] = None,
+def print_statistics_report(report: StatisticsResult, console: Optional[Console] = None,
                             verdict: StatisticsVerdict = StatisticsVerdict(), csv_path: Optional[str] = None) -> None:
     console = console or Console()
     for renderable in statistics_renderables(report, verdict, csv_path):

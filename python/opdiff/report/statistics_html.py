@@ -13,7 +13,7 @@ from opdiff.report.statistics_json import statistics_report_json
 from opdiff.report.statistics_verdict import StatisticsVerdict
 
 if TYPE_CHECKING:
-    from opdiff.statistics_comparison import StatisticsReport
+    from opdiff.report.statistics_result import StatisticsReport
 
 _CSS = """
 body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }

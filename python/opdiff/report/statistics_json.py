@@ -15,7 +15,7 @@ from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
 
 if TYPE_CHECKING:
-    from opdiff.statistics_comparison import StatisticsReport
+    from opdiff.report.statistics_result import StatisticsReport
 
 SCHEMA_ID = "opdiff-statistics-report/1"
 

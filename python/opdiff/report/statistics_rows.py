@@ -88,7 +88,7 @@ class StatisticsRow:
 
     ``golden`` is the golden's statistics as the device would have taken them: where my side
     stores padding the golden's logical tensor lacks, ``padding`` zeros are added to it (see
-    opdiff.statistics_engine). ``differences`` is None when the pair could not be compared, and
+    opdiff.engine.statistics_engine). ``differences`` is None when the pair could not be compared, and
     ``reasons`` says why.
     """
 

@@ -14,7 +14,7 @@ from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import FusionMap, Op, OutputDesc
-from opdiff.match import PASS_THROUGH_TYPES
+from opdiff.match.op_matching import PASS_THROUGH_TYPES
 
 NOT_DUMPED = ("Data", "NetOutput")  # the device writes no dump for these
 TIMESTAMP = 1700000000000000

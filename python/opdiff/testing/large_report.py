@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from opdiff._metrics import metrics
-from opdiff.comparison import Report
-from opdiff.match import Scenario
+from opdiff.report.result import Report
+from opdiff.report.scenario import Scenario
 from opdiff.report.csv_writer import CsvColumns
 from opdiff.report.rows import CompareRow
 

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import os
 import re
-from dataclasses import dataclass, field, replace
-from enum import Enum
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from opdiff.comparison import Report
 from opdiff.graph import FusionMap
+from opdiff.report.findings import Finding, FindingKind
+from opdiff.report.result import Report
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import Verdict, VerdictLike, is_negligible, network_scale
 
@@ -35,28 +33,6 @@ _RUN_SUFFIX = re.compile(r"#(\d+)$")
 FP16_MAX = 65504.0
 # An op whose output error is at most this many times its inputs' error only passes error on.
 DRIFT_GROWTH = 4.0
-
-
-class FindingKind(str, Enum):
-    INPUT_MISMATCH = "model inputs differ"
-    OVERFLOW = "overflow"
-    CULPRIT = "culprit op"
-    ACCUMULATED_DRIFT = "accumulated drift"
-    CONSTANT_OUTPUT = "constant output"
-    VERDICT = "end-to-end verdict"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One conclusion: what, where (op and tensor, with the row's Index), the figures, the advice."""
-
-    kind: FindingKind
-    op: str
-    tensor_index: str
-    index: int
-    evidence: str
-    advice: str
-    chain: Tuple[Tuple[str, float], ...] = field(default=())  # (tensor, cosine) from the earliest failing op on
 
 
 def op_of(row: CompareRow) -> str:
@@ -303,18 +279,3 @@ def advise(
     if verdict is not None:
         findings.append(verdict)
     return findings
-
-
-def write_advisor_summary(findings: Sequence[Finding], folder: Path) -> Path:
-    """``advisor_summary.txt`` as the reference writes it: the first finding in three lines."""
-    top = findings[0] if findings else None
-    lines = [
-        f"Detection Type: {top.kind.value if top else 'NA'}",
-        f"Operator Index: {top.index if top and top.kind is not FindingKind.VERDICT else 'NA'}",
-        f"Expert Advice: {top.advice if top else 'NA'}",
-    ]
-    path = folder / "advisor_summary.txt"
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path

@@ -21,7 +21,7 @@ from opdiff._frozen import build_frozen
 from opdiff.dumps import DumpFormatError, read_dump, tensor_stats
 from opdiff.dumps.reader import DumpFile, DumpTensor
 from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_many_statistics, read_statistics
-from opdiff.match import GoldenTarget, OpPlan
+from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
 
 #: Stored layouts that pad the logical tensor with zeros (the device's statistics count them).

@@ -1,5 +1,6 @@
-"""A whole comparison where one side (or both) holds statistics dumps: its rows, verdict and result
-CSV. ``opdiff.compare`` comes here when discovery finds statistics CSVs on a side.
+"""The result of a comparison where one side (or both) holds statistics dumps: its rows in Index
+order, what produced them, and their verdict. ``opdiff.compare`` returns one when discovery finds
+statistics CSVs on a side.
 
 >>> import tempfile, opdiff
 >>> from pathlib import Path
@@ -17,14 +18,15 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Union
 
-from opdiff.graph.gc_pause import gc_paused
-from opdiff.match import OpPlan, Scenario
+from rich.console import Group
+
+from opdiff.report.scenario import Scenario
+from opdiff.report.statistics_console import statistics_renderables
 from opdiff.report.statistics_csv import write_statistics_csv
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
-from opdiff.statistics_engine import StatisticsEngine
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -72,37 +74,6 @@ class StatisticsReport:
         """Write the statistics result CSV (through a temporary file)."""
         return write_statistics_csv(self.rows, Path(path), verdict)
 
-    def __rich__(self):  # type: ignore[no-untyped-def]
+    def __rich__(self) -> Group:
         """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
-        from rich.console import Group
-
-        from opdiff.report.statistics_console import statistics_renderables
-
         return Group(*statistics_renderables(self, StatisticsVerdict(), None if self.csv_path is None else str(self.csv_path)))
-
-
-def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: Path, golden_folder: Path,
-                       notes: Sequence[str] = (), *, csv: Optional[PathLike] = None,
-                       threads: Optional[int] = None) -> StatisticsReport:
-    """Compare planned ops statistic by statistic (`threads` is accepted for the API's sake: one
-    thread reads small files fastest). With `csv`, the rows are written there under the default
-    verdict; Ctrl-C returns what was compared, with ``complete=False``."""
-    report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes))
-    engine = StatisticsEngine()
-    # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
-    with gc_paused():
-        try:
-            for row in engine.rows(list(plans)):
-                report.rows.append(row)
-        except KeyboardInterrupt:
-            report.complete = False
-        report.notes += engine.notes
-        if csv is not None:
-            target = Path(csv)
-            if not report.complete:
-                target = target.with_name(target.stem + ".incomplete.csv")
-            report.csv_path = report.to_csv(target)
-    return report
-
-
-__all__ = ["StatisticsReport", "compare_statistics"]

@@ -19,7 +19,7 @@ from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tenso
 from opdiff.dumps.formats import data_type_name, format_number
 from opdiff.dumps.reader import dump_of
 from opdiff.dumps.ffts import SliceInfo, merged_output
-from opdiff.match import GoldenTarget, OpPlan
+from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
 
 FP16_OVERFLOW = 65504.0

@@ -6,7 +6,6 @@ the op's dump and expands the plan tensor by tensor. Nothing here reads tensor b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from typing import List, Optional, Sequence, Tuple
 
 from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name
@@ -14,14 +13,6 @@ from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_fi
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
 DEQUANT_SUFFIXES = ("_dequant_layer", "AscendDequant", "_dequant")
-
-
-class Scenario(str, Enum):
-    """What the two sides are and how they are matched."""
-
-    NPU_VS_GOLDEN = "npu vs golden (fusion rule)"
-    NPU_VS_NPU = "npu vs npu (op names)"
-    FUSION_ON_VS_OFF = "npu fusion on vs off (two fusion rules)"
 
 
 @dataclass(frozen=True)
@@ -239,4 +230,4 @@ def plan_by_op_name(my_index: DumpIndex, golden_index: DumpIndex) -> List[OpPlan
     return plans
 
 
-__all__ = ["GoldenTarget", "OpPlan", "Scenario", "plan_by_op_name", "plan_with_fusion_rule"]
+__all__ = ["GoldenTarget", "OpPlan", "plan_by_op_name", "plan_with_fusion_rule"]

@@ -3,7 +3,7 @@ ops overflowed, in timestamp (execution) order, found two ways and merged per op
 
 * the device's Opdebug records (``Opdebug.Node_OpDebug.*`` dumps, decoded by
   :mod:`opdiff.dumps.opdebug`): each valid entry names a task and stream, matched to the NPU dump of
-  that op (:mod:`opdiff.overflow_match`);
+  that op (:mod:`opdiff.dumps.overflow_files`);
 * a tensor scan of every NPU dump: an output overflows when it is float16 with max |x| >= 65504 or
   any NaN/Inf, or bfloat16, float32 or float64 with any NaN/Inf. Statistics come from the core (one
   pass per tensor, layouts decoded on the fly).
@@ -25,7 +25,7 @@ from opdiff._metrics import SideStats
 from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
-from opdiff.overflow_match import DumpLookup, find_dumps
+from opdiff.dumps.overflow_files import DumpLookup, find_dumps
 
 PathLike = Union[str, "os.PathLike[str]"]
 FP16_MAX = 65504.0

@@ -230,8 +230,8 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     >>> detail.top_absolute[0].coords, detail.top_absolute[0].absolute
     ((1, 1, 0, 0), 2.0)
     """
-    from opdiff.comparison import plan as plan_ops
-    from opdiff.engine import layout_views
+    from opdiff.match.planning import plan as plan_ops
+    from opdiff.engine.tensor_engine import layout_views
 
     if role not in ("input", "output"):
         raise ValueError(f"role must be input or output, got {role!r}")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
-from opdiff.advisor import DRIFT_GROWTH, FP16_MAX, Finding, FindingKind
+from opdiff.advisor.tensor_advisor import DRIFT_GROWTH, FP16_MAX
+from opdiff.report.findings import Finding, FindingKind
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
 
 if TYPE_CHECKING:
-    from opdiff.statistics_comparison import StatisticsReport
+    from opdiff.report.statistics_result import StatisticsReport
 
 
 def op_of(row: StatisticsRow) -> str:

@@ -1,0 +1,30 @@
+"""The advisor's conclusions as the result model holds them: what kind, where (op, tensor, Index), the
+figures and the advice. The advisor makes them; the console, JSON, HTML and summary writers show them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Tuple
+
+
+class FindingKind(str, Enum):
+    INPUT_MISMATCH = "model inputs differ"
+    OVERFLOW = "overflow"
+    CULPRIT = "culprit op"
+    ACCUMULATED_DRIFT = "accumulated drift"
+    CONSTANT_OUTPUT = "constant output"
+    VERDICT = "end-to-end verdict"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion: what, where (op and tensor, with the row's Index), the figures, the advice."""
+
+    kind: FindingKind
+    op: str
+    tensor_index: str
+    index: int
+    evidence: str
+    advice: str
+    chain: Tuple[Tuple[str, float], ...] = field(default=())  # (tensor, cosine) from the earliest failing op on

@@ -1,0 +1,121 @@
+"""The result of a network comparison: its rows in Index order, what produced them, and the verdict
+that judges them. ``opdiff.compare`` returns one; every report writer reads one."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from rich.console import Group
+
+from opdiff.report.console import report_renderables
+from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter, format_row
+from opdiff.report.notebook import report_html
+from opdiff.report.rows import CompareRow
+from opdiff.report.scenario import Scenario
+from opdiff.report.verdict import PrecisionVerdict, Verdict, VerdictLike, as_verdict
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass
+class Report:
+    """The rows of a comparison (in Index order) and what produced them.
+
+    Pass and fail come from one verdict (opdiff.report.verdict): by default :meth:`verdict`, the
+    precision rows of each tensor's dtype pair (cosine and NormRatioError); any method that takes
+    ``verdict`` also takes a Verdict or a list of Thresholds (``--fail-under``). A notebook shows a
+    Report as an HTML summary (``_repr_html_``) and ``rich.print(report)`` as the console report of
+    ``opdiff compare`` (``__rich__``), both with the default verdict.
+
+    >>> import tempfile, opdiff
+    >>> from pathlib import Path
+    >>> from opdiff.demo.report import write_case
+    >>> case = write_case(Path(tempfile.mkdtemp()), seed=0, fault="block2/conv1", fault_scale=1.5)
+    >>> report = opdiff.compare(case["npu"], case["golden"], fusion_rule=case["rule"])
+    >>> report.first_failure().op_type
+    'Conv2D'
+    >>> report.verdict().fails(report.first_failure())
+    True
+    >>> "first failing tensor in execution order" in report._repr_html_()
+    True
+    >>> import io
+    >>> from rich.console import Console
+    >>> console = Console(record=True, width=120, file=io.StringIO())
+    >>> console.print(report)
+    >>> "opdiff compare (npu vs golden (fusion rule))" in console.export_text()
+    True
+    """
+
+    scenario: Scenario
+    my_folder: Path
+    golden_folder: Path
+    columns: CsvColumns
+    rows: List[CompareRow] = field(default_factory=list)
+    complete: bool = True
+    notes: List[str] = field(default_factory=list)
+    csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
+    quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
+
+    @property
+    def compared(self) -> List[CompareRow]:
+        return [row for row in self.rows if row.compared]
+
+    def verdict(self, verdict: VerdictLike = None) -> Verdict:
+        """`verdict` as a Verdict; None gives the default one, fitted to this report's rows (their
+        dtypes, the scenario and the network's scale)."""
+        if verdict is not None:
+            return as_verdict(verdict)
+        npu_vs_npu = self.scenario in (Scenario.NPU_VS_NPU, Scenario.FUSION_ON_VS_OFF)
+        return PrecisionVerdict.for_rows(self.compared, npu_vs_npu=npu_vs_npu, quantized=self.quantized)
+
+    def failing(self, verdict: VerdictLike = None) -> List[CompareRow]:
+        """Rows the verdict fails, in Index (execution) order."""
+        judge = self.verdict(verdict)
+        return [row for row in self.rows if judge.fails(row)]
+
+    def first_failure(self, verdict: VerdictLike = None) -> Optional[CompareRow]:
+        judge = self.verdict(verdict)
+        return next((row for row in self.rows if judge.fails(row)), None)
+
+    def worst(self, count: int = 10, verdict: VerdictLike = None) -> List[CompareRow]:
+        """The compared rows the verdict fails, then the others, each by lowest cosine (NaN first:
+        those are the most broken)."""
+        judge = self.verdict(verdict)
+
+        def key(row: CompareRow) -> Tuple[bool, float]:
+            value = row.metrics.cosine_similarity if row.metrics else math.nan
+            return (not judge.fails(row), -math.inf if math.isnan(value) else value)
+
+        return sorted(self.compared, key=key)[:count]
+
+    def summary(self, verdict: VerdictLike = None) -> Dict[str, int]:
+        failing = len(self.failing(verdict))
+        compared = len(self.compared)
+        return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
+                "not_compared": len(self.rows) - compared}
+
+    def to_csv(self, path: PathLike) -> Path:
+        """Write the reference tool's result CSV (through a temporary file)."""
+        with ReferenceCsvWriter(Path(path), self.columns) as writer:
+            for row in self.rows:
+                writer.write(row)
+        return Path(path)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: a compact HTML summary (opdiff.report.notebook)."""
+        return report_html(self, self.verdict())
+
+    def __rich__(self) -> Group:
+        """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
+        return Group(*report_renderables(self, csv_path=None if self.csv_path is None else str(self.csv_path)))
+
+    def to_pandas(self) -> Any:  # pragma: no cover - optional dependency
+        """The rows as a pandas DataFrame with the CSV's columns (needs pandas)."""
+        import pandas as pd
+
+        header = self.columns.header()
+        return pd.DataFrame([format_row(row, self.columns) for row in self.rows], columns=header)
