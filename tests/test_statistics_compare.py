@@ -1,5 +1,5 @@
 """`opdiff compare` on statistics dumps (issue 15, part 2, acceptance): the statistics-dump network
-(opdiff.testing.statistics_network) in ND / NCHW / NC1HWC0 / FRACTAL_NZ, fp16 / bf16 / fp32, with a
+(opdiff.demo.statistics_network) in ND / NCHW / NC1HWC0 / FRACTAL_NZ, fp16 / bf16 / fp32, with a
 x1.6 scale fault from op k on. Statistics vs statistics and statistics vs golden .npy (through the
 fusion rule) name op k's output as the first failing tensor; without the fault nothing fails, against
 the golden and against itself; damaged CSVs become rows or notes."""
@@ -15,7 +15,7 @@ import pytest
 import opdiff
 from opdiff.cli import main
 from opdiff.report.statistics_result import StatisticsReport
-from opdiff.testing.statistics_network import DTYPES, LAYOUTS, StatisticsCase, write_statistics_case
+from opdiff.demo.statistics_network import DTYPES, LAYOUTS, StatisticsCase, write_statistics_case
 
 K = 3
 CASES = [(layout, dtype) for layout in LAYOUTS for dtype in DTYPES]

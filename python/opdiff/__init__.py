@@ -5,10 +5,10 @@
 1.0
 
 The public names are imported on first use (PEP 562), so a command that needs only part of the
-package (``opdiff graph`` reads protobuf, not numpy) starts without paying for the rest.
+package (``opdiff graph`` reads protobuf, not numpy) starts without paying for the rest. Type
+checkers read the same names from ``__init__.pyi``; this module imports nothing of opdiff but the
+lazy-export helper, so no layer that imports the package root reaches up through it.
 """
-
-from typing import TYPE_CHECKING
 
 from opdiff._lazy_exports import lazy_exports
 
@@ -42,23 +42,3 @@ assert set(__all__) == set(_EXPORTS) | {"__version__"}, "every lazily exported n
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-
-if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from opdiff.api import (
-        ALGORITHMS,
-        CORE_DTYPES,
-        DumpFile,
-        DumpFormatError,
-        Metrics,
-        Note,
-        RawTensor,
-        Report,
-        SideStats,
-        compare,
-        metrics,
-        read_dump,
-        read_graph,
-        simd_info,
-        write_dump,
-    )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from opdiff import _core
+import opdiff._core as _core
 from opdiff._dtypes import RawTensor, as_core_operand
 from opdiff._frozen import build_frozen
 

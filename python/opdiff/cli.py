@@ -96,16 +96,5 @@ def entry() -> int:
     return main(whole_process=True)
 
 
-def exit_now(code: int) -> None:
-    """End the process with `code` after flushing stdout and stderr, without the interpreter's
-    teardown; returns (and the caller ends normally) if the streams cannot be flushed."""
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return  # a closed pipe or stream: let the normal exit report it
-    os._exit(code)
-
-
 if __name__ == "__main__":
     sys.exit(entry())

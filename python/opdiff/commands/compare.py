@@ -135,7 +135,7 @@ def _writer(name: str):
 def run(args: argparse.Namespace) -> int:
     code = _run(args)
     if getattr(args, "whole_process", False):
-        from opdiff.cli import exit_now
+        from opdiff.commands.exit_codes import exit_now
 
         exit_now(code)  # reports are written and closed; freeing thousands of rows would only cost time
     return code
@@ -253,7 +253,7 @@ def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule,
     from rich.console import Console
 
     from opdiff.match.planning import plan
-    from opdiff.report.mapping_csv import write_mapping_csv
+    from opdiff.match.mapping_csv import write_mapping_csv
 
     if fusion_rule is None and quant_rule is None:
         raise ValueError("-map needs -f or -q")

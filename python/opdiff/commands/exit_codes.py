@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from enum import IntEnum
 
 
@@ -19,3 +21,14 @@ class ExitCode(IntEnum):
     OVERFLOW = 4  # overflow: --fail and an op overflows
     INVALID_DUMP_DATA = 11  # info: a file that is no readable dump (the reference's code for invalid dump data)
     INTERRUPTED = 130  # Ctrl-C: what was done so far is kept
+
+
+def exit_now(code: int) -> None:
+    """End the process with `code` after flushing stdout and stderr, without the interpreter's
+    teardown; returns (and the caller ends normally) if the streams cannot be flushed."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # a closed pipe or stream: let the normal exit report it
+    os._exit(code)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         console.print(Text.assemble("atc JSON written to ", (args.json, "bold")))
     if getattr(args, "whole_process", False):
-        from opdiff.cli import exit_now
+        from opdiff.commands.exit_codes import exit_now
 
         exit_now(0)  # the output is written and closed; freeing the graph would only cost time
     return 0

@@ -1,4 +1,4 @@
-"""`opdiff demo --statistics`: the statistics-dump network (opdiff.testing.statistics_network)
+"""`opdiff demo --statistics`: the statistics-dump network (opdiff.demo.statistics_network)
 written as a device in ``"dump_data": "stats"`` mode would write it, compared with its golden
 through the fusion rule, and the report printed."""
 
@@ -14,7 +14,7 @@ from opdiff.report.file_names import result_file_name
 from opdiff.report.statistics_console import print_statistics_report
 from opdiff.report.console import print_findings
 from opdiff.advisor.statistics_advisor import advise_statistics
-from opdiff.testing.statistics_network import write_statistics_case
+from opdiff.demo.statistics_network import write_statistics_case
 
 
 def run_statistics_demo(folder: Path, *, layout: str, dtype: str, fault_from: Optional[int], scale: float,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from opdiff import _core
+import opdiff._core as _core
 from opdiff._metrics import Metrics, SideStats, is_scalar_shape, metrics_from_core
 from opdiff.dumps.reader import DumpTensor
 

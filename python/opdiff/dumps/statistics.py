@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from opdiff._frozen import build_frozen
+from opdiff.numerics.tensor_statistics import TensorStatistics
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -36,31 +37,6 @@ _ROLES = {"Input": "input", "Output": "output"}
 
 class StatisticsFormatError(ValueError):
     """A statistics file that cannot be read at all; the message names the file."""
-
-
-@dataclass(frozen=True)
-class TensorStatistics:
-    """The statistics of one tensor: over its stored elements (padding included) when the device
-    wrote them; ``role`` is "input" or "output". ``min``/``max`` skip NaN; ``mean`` does not."""
-
-    role: str
-    index: int
-    data_type: str  # the DT_* name, e.g. "DT_FLOAT16"
-    format: str  # without FORMAT_, e.g. "NC1HWC0"
-    shape: Tuple[int, ...]  # the stored dims
-    count: int
-    max: float
-    min: float
-    mean: float
-    nan: int
-    neg_inf: int
-    pos_inf: int
-    data_size: int = 0
-
-    @property
-    def special(self) -> int:
-        """NaN and infinite elements together."""
-        return self.nan + self.neg_inf + self.pos_inf
 
 
 @dataclass
@@ -209,7 +185,7 @@ def read_many_statistics(paths: Sequence[str], *, threads: int = 0) -> List[Unio
     >>> regular.tensor("output", 0).mean, type(missing).__name__
     (0.3125, 'StatisticsFormatError')
     """
-    from opdiff import _core
+    import opdiff._core as _core
 
     results: List[Union[StatisticsFile, StatisticsFormatError]] = []
     for path, lines in zip(paths, _core.read_statistics_files(list(paths), threads)):

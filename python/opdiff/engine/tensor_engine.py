@@ -14,7 +14,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from opdiff._frozen import build_frozen
 from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics, is_scalar_shape, metrics_from_core
-from opdiff import _core
+import opdiff._core as _core
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_number
 from opdiff.dumps.reader import dump_of

@@ -18,7 +18,7 @@ from typing import Iterable, List, Sequence
 
 import numpy as np
 
-from opdiff.engine.single_op import BLOCK, ElementError, SingleOpDetail, coords_of
+from opdiff.report.single_op_result import BLOCK, ElementError, SingleOpDetail, coords_of
 
 MAX_LINE_RANGE = (10_000, 1_000_000)
 # Longest prefix kept as is: the longest suffix added ("_relative_error_topn.csv") keeps names under

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from opdiff.dumps.statistics import TensorStatistics
+from opdiff.numerics.tensor_statistics import TensorStatistics
 from opdiff.report.csv_writer import safe_cell
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict

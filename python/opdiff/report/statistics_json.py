@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
-from opdiff.dumps.statistics import TensorStatistics
+from opdiff.numerics.tensor_statistics import TensorStatistics
 from opdiff.report.json_writer import json_number, report_envelope, write_json_document
 from opdiff.report.statistics_csv import result_of
 from opdiff.report.statistics_rows import StatisticsRow

@@ -4,7 +4,7 @@ statistics CSVs on a side.
 
 >>> import tempfile, opdiff
 >>> from pathlib import Path
->>> from opdiff.testing.statistics_network import write_statistics_case
+>>> from opdiff.demo.statistics_network import write_statistics_case
 >>> case = write_statistics_case(Path(tempfile.mkdtemp()), layout="NC1HWC0", dtype="float16", fault_from=3)
 >>> report = opdiff.compare(case.npu, case.golden, fusion_rule=case.rule)
 >>> report.first_failure().tensor_index, report.summary()["failing"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from opdiff._frozen import build_frozen
-from opdiff.dumps.statistics import TensorStatistics
+from opdiff.numerics.tensor_statistics import TensorStatistics
 
 
 def _difference(a: float, b: float) -> float:
@@ -42,7 +42,7 @@ class StatisticsDifferences:
     mean near 0 makes ``mean_rel`` huge for a rounding-sized change, ``mean_norm`` stays as small
     as the rounding. ``special`` is the difference of the NaN and ±Inf counts, summed.
 
-    >>> from opdiff.dumps.statistics import TensorStatistics
+    >>> from opdiff.numerics.tensor_statistics import TensorStatistics
     >>> g = TensorStatistics("output", 0, "DT_FLOAT", "ND", (4,), 4, 2.0, -1.0, 0.01, 0, 0, 0)
     >>> m = TensorStatistics("output", 0, "DT_FLOAT16", "ND", (4,), 4, 3.2, -1.6, 0.016, 0, 0, 0)
     >>> d = StatisticsDifferences.between(m, g)

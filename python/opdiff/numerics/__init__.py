@@ -1,0 +1,1 @@
+"""Metric values and the per-tensor statistics they are computed from."""
