@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
-from opdiff.advisor.tensor_advisor import DRIFT_GROWTH, FP16_MAX
+from opdiff.advisor.tensor_advisor import DRIFT_GROWTH
+from opdiff.numerics.overflow import beyond_fp16_range, largest_magnitude
 from opdiff.report.findings import Finding, FindingKind
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
@@ -39,9 +40,10 @@ def _overflow(rows: Sequence[StatisticsRow]) -> Optional[Finding]:
     for row in rows:
         my, golden = row.my, row.golden
         assert my is not None and golden is not None
-        big = my.data_type == "DT_FLOAT16" and max(abs(my.max), abs(my.min)) >= FP16_MAX
+        # Statistics of both sides are at hand: NaN/Inf count only where the golden has fewer.
+        big = my.data_type == "DT_FLOAT16" and beyond_fp16_range(my)
         if my.special > golden.special or big:
-            what = f"{my.nan} NaN, {my.pos_inf} +Inf, {my.neg_inf} -Inf" if my.special else f"max |x| = {max(abs(my.max), abs(my.min)):g}"
+            what = f"{my.nan} NaN, {my.pos_inf} +Inf, {my.neg_inf} -Inf" if my.special else f"max |x| = {largest_magnitude(my):g}"
             return Finding(FindingKind.OVERFLOW, op_of(row), row.tensor_index, row.index,
                            f"{what} on the compared side ({my.data_type}); the golden has {golden.special} NaN/Inf",
                            "The values leave the range of the device's data type here. Keep this op (or its producer) "

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from opdiff.graph import FusionMap
+from opdiff.numerics.overflow import largest_magnitude, overflows, special_values
 from opdiff.report.findings import Finding, FindingKind
 from opdiff.report.result import Report
 from opdiff.report.rows import CompareRow
@@ -30,7 +31,6 @@ from opdiff.report.verdict import Verdict, VerdictLike, is_negligible, network_s
 
 _RUN_SUFFIX = re.compile(r"#(\d+)$")
 
-FP16_MAX = 65504.0
 # An op whose output error is at most this many times its inputs' error only passes error on.
 DRIFT_GROWTH = 4.0
 
@@ -133,10 +133,8 @@ def _input_mismatch(ctx: _Context) -> Optional[Finding]:
 def _overflow(ctx: _Context) -> Optional[Finding]:
     for row in ctx.rows:
         x = row.metrics.x  # type: ignore[union-attr]
-        special = x.nan + x.pos_inf + x.neg_inf
-        fp16_big = row.my_dtype == "float16" and not math.isnan(x.max) and max(abs(x.min), abs(x.max)) >= FP16_MAX
-        if special or fp16_big:
-            what = f"{x.nan} NaN, {x.pos_inf} +Inf, {x.neg_inf} -Inf" if special else f"max |x| = {max(abs(x.min), abs(x.max)):g}"
+        if overflows(row.my_dtype, x):
+            what = f"{x.nan} NaN, {x.pos_inf} +Inf, {x.neg_inf} -Inf" if special_values(x) else f"max |x| = {largest_magnitude(x):g}"
             return Finding(
                 FindingKind.OVERFLOW, op_of(row), row.tensor_index, row.index,
                 f"{what} on the compared side ({row.my_dtype})",

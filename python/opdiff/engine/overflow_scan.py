@@ -4,16 +4,15 @@ ops overflowed, in timestamp (execution) order, found two ways and merged per op
 * the device's Opdebug records (``Opdebug.Node_OpDebug.*`` dumps, decoded by
   :mod:`opdiff.dumps.opdebug`): each valid entry names a task and stream, matched to the NPU dump of
   that op (:mod:`opdiff.dumps.overflow_files`);
-* a tensor scan of every NPU dump: an output overflows when it is float16 with max |x| >= 65504 or
-  any NaN/Inf, or bfloat16, float32 or float64 with any NaN/Inf. Statistics come from the core (one
-  pass per tensor, layouts decoded on the fly).
+* a tensor scan of every NPU dump: an output overflows by the rule of :mod:`opdiff.numerics.overflow`
+  (float16 with max |x| >= 65504 or any NaN/Inf, any other float type with a NaN/Inf). Statistics
+  come from the core (one pass per tensor, layouts decoded on the fly).
 
 A folder without Opdebug records gets the tensor scan alone.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,10 +25,9 @@ from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
 from opdiff.dumps.overflow_files import DumpLookup, find_dumps
+from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
 
 PathLike = Union[str, "os.PathLike[str]"]
-FP16_MAX = 65504.0
-CHECKED_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
 class Source(str, Enum):
@@ -107,16 +105,10 @@ def overflow_reason(dtype: Optional[str], stats: SideStats) -> Optional[str]:
     >>> overflow_reason("float32", SideStats(-1.0, 1e30, 0.0, 1.0, 2, 0, 0)), overflow_reason("int8", SideStats(0, 0, 0, 0, 0, 0, 0))
     ('2 NaN', None)
     """
-    if dtype not in CHECKED_DTYPES:
+    if not overflows(dtype, stats):
         return None
     special = [f"{count} {name}" for count, name in ((stats.nan, "NaN"), (stats.pos_inf, "+Inf"), (stats.neg_inf, "-Inf")) if count]
-    if special:
-        return ", ".join(special)
-    if dtype == "float16":
-        biggest = max(abs(stats.min), abs(stats.max)) if not math.isnan(stats.max) else math.nan
-        if biggest >= FP16_MAX:
-            return f"max |x| = {biggest:g} >= {FP16_MAX:g}"
-    return None
+    return ", ".join(special) if special else f"max |x| = {largest_magnitude(stats):g} >= {FP16_MAX:g}"
 
 
 def _tensor_report(tensor: DumpTensor, threads: Optional[int]) -> TensorReport:

@@ -19,10 +19,10 @@ from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tenso
 from opdiff.dumps.formats import data_type_name, format_number
 from opdiff.dumps.reader import dump_of
 from opdiff.dumps.ffts import SliceInfo, merged_output
+from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
 
-FP16_OVERFLOW = 65504.0
 NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
 
 
@@ -69,10 +69,8 @@ def _dtype_name(tensor: DumpTensor) -> str:
 
 
 def _overflow(tensor: DumpTensor, stats: SideStats) -> Optional[bool]:
-    """fp16 overflow as the reference detects it: max |x| >= 65504 (Inf counts, NaN alone does not)."""
-    if tensor.dtype != "float16":
-        return None
-    return bool(stats.pos_inf or stats.neg_inf or max(abs(stats.min), abs(stats.max)) >= FP16_OVERFLOW)
+    """The OverFlow column: the reference's fp16 test (numerics.overflow)."""
+    return reference_overflow_flag(tensor.dtype, stats)
 
 
 def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_path: str) -> Tuple[str, ...]:
