@@ -27,6 +27,9 @@ _NPU_NAME = re.compile(
 )
 _GOLDEN_NAME = re.compile(r"^(?P<op_name>[.A-Za-z0-9_-]+)\.(?P<index>[0-9]+)\.(?P<timestamp>[0-9]{1,255})\.npy$")
 _HASHED_NAME = re.compile(r"^[0-9]+(?:\.npy)?$")
+# The op type and name of the device's Opdebug record dumps (Opdebug.Node_OpDebug.{task}.{stream}.{ts}).
+OPDEBUG_OP_TYPE = "Opdebug"
+OPDEBUG_OP_NAME = "Node_OpDebug"
 _LXSLICE_ANY = re.compile(r"_lxslice[0-9]+")
 _LXSLICE_TAIL = re.compile(r"_lxslice[0-9]+$")
 _SGT_GRAPH = re.compile(r"^.*sgt_graph_[0-9]+_")
@@ -68,6 +71,12 @@ class NpuDumpName:
     context_id: Optional[int] = None
     thread_id: Optional[int] = None
     device_id: Optional[int] = None
+
+    @property
+    def is_opdebug_record(self) -> bool:
+        """An ``Opdebug.Node_OpDebug.*`` file: the device's overflow records, not an op's tensors
+        (read by opdiff.dumps.opdebug)."""
+        return self.op_type == OPDEBUG_OP_TYPE and self.op_name == OPDEBUG_OP_NAME
 
     @property
     def is_ffts_auto(self) -> bool:
@@ -184,9 +193,6 @@ def timestamp_sort_key(timestamp: int) -> int:
     return timestamp if len(str(timestamp)) == 16 else 0
 
 
-# Opdebug.Node_OpDebug.* files hold the device's overflow records, not an op's tensors (opdiff.dumps.opdebug).
-OPDEBUG_NAME = ("Opdebug", "Node_OpDebug")
-
 AnyName = Union[NpuDumpName, GoldenName]
 
 
@@ -213,7 +219,7 @@ class DumpIndex:
 
     def occurrences(self) -> int:
         """How many times the most often dumped op was dumped (FFTS+ slices of one run count once)."""
-        return max((1 if _is_sliced(versions) else len(versions) for versions in self.files.values()), default=0)
+        return max((1 if is_sliced(versions) else len(versions) for versions in self.files.values()), default=0)
 
     def occurrence(self, k: int, *, newest_when_missing: bool = False) -> "DumpIndex":
         """The index of the k-th run of every op (oldest first), for ``--all``: ops dumped fewer
@@ -221,7 +227,7 @@ class DumpIndex:
         dumped once serves every run). The slices of an FFTS+ op stay together as one run."""
         files: Dict[str, List[AnyName]] = {}
         for key, versions in self.files.items():
-            if _is_sliced(versions):
+            if is_sliced(versions):
                 if k == 0 or newest_when_missing:
                     files[key] = versions
             elif k < len(versions):
@@ -273,7 +279,7 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
             # The name to parse is given, so the parsers need not split it off the path again.
             if entry.name.endswith(STATISTICS_SUFFIX):
                 name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=entry.name[: -len(STATISTICS_SUFFIX)])
-                if name is not None and (name.op_type, name.op_name) != OPDEBUG_NAME:
+                if name is not None and not name.is_opdebug_record:
                     statistics.append(name)
                     continue
                 skipped.append((path, "a .csv whose name is not {dump file name}.csv of a statistics dump"))
@@ -285,7 +291,7 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
                     continue
             else:
                 name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=real_name or entry.name)
-                if name is not None and (name.op_type, name.op_name) == OPDEBUG_NAME:
+                if name is not None and name.is_opdebug_record:
                     skipped.append((path, "an Opdebug overflow record, not an op's tensors (opdiff overflow reads it)"))
                     continue
                 if name is not None:
@@ -319,7 +325,7 @@ def _add_statistics(npu: Dict[str, List[AnyName]], statistics: Sequence[NpuDumpN
     return added
 
 
-def _is_sliced(versions: Sequence[AnyName]) -> bool:
+def is_sliced(versions: Sequence[AnyName]) -> bool:
     """Whether an op's files are the FFTS+ slices of one run rather than several runs."""
     newest = versions[-1] if versions else None
     return isinstance(newest, NpuDumpName) and (newest.is_ffts_auto or newest.manual_slice is not None)

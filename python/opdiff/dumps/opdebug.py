@@ -48,8 +48,6 @@ MAGIC = 0x5A5A5A5A
 OLD_FORM_SIZE = 2048
 ENTRY_HEADER = struct.Struct("<4I")
 MAX_ENTRIES = 4096  # a device writes one entry per unit; this bounds the work a hostile payload causes
-OPDEBUG_OP_TYPE = "Opdebug"
-OPDEBUG_OP_NAME = "Node_OpDebug"
 #: Fields printed and written in hex (addresses and status words).
 HEX_FIELDS = frozenset({"pc_start", "para_base", "src_addr", "dst_addr", "kernel_code", "status"})
 
@@ -208,7 +206,7 @@ def is_opdebug_name(path: PathLike) -> bool:
     (True, False)
     """
     name = parse_npu_dump_name(path, with_fusion_rule=False)
-    return name is not None and name.op_type == OPDEBUG_OP_TYPE and name.op_name == OPDEBUG_OP_NAME
+    return name is not None and name.is_opdebug_record
 
 
 def _as_bytes(data: Buffer) -> memoryview:

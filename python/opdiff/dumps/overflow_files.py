@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
 from opdiff.dumps.discovery import NOT_DUMPS, NpuDumpName, parse_npu_dump_name, read_name_mapping, timestamp_sort_key
-from opdiff.dumps.opdebug import OPDEBUG_OP_NAME, OPDEBUG_OP_TYPE, Entry
+from opdiff.dumps.opdebug import Entry
 
 PathLike = Union[str, "os.PathLike[str]"]
 MAX_DEPTH = 30  # as the reference's overflow sub-command
@@ -20,10 +20,6 @@ MAX_DEPTH = 30  # as the reference's overflow sub-command
 def time_order(name: NpuDumpName) -> Tuple[int, int, str]:
     """Timestamp order (16-digit timestamps; others first, as the reference sorts them)."""
     return (timestamp_sort_key(name.timestamp), name.timestamp, name.path)
-
-
-def is_opdebug(name: NpuDumpName) -> bool:
-    return name.op_type == OPDEBUG_OP_TYPE and name.op_name == OPDEBUG_OP_NAME
 
 
 @dataclass
@@ -57,7 +53,7 @@ def find_dumps(root: PathLike, max_depth: int = MAX_DEPTH) -> FoundDumps:
                 continue
             parsed = parse_npu_dump_name(os.path.join(folder, file_name), with_fusion_rule=False, real_name=mapping.get(file_name))
             if parsed is not None:
-                (found.records if is_opdebug(parsed) else found.dumps).append(parsed)
+                (found.records if parsed.is_opdebug_record else found.dumps).append(parsed)
     found.dumps.sort(key=time_order)
     found.records.sort(key=time_order)
     return found

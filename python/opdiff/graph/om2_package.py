@@ -13,7 +13,6 @@ from typing import Any, Optional, Tuple
 from opdiff.graph.atc_json import fusion_map_from_json
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
-from opdiff.graph.om_header import ZIP_MAGIC
 
 VISUAL_JSON = "debug/visual.json"
 VISUAL_JSON_PATTERN = "debug/ge_visual_*.json"

@@ -16,7 +16,8 @@ from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.gc_pause import gc_paused
 from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_json
-from opdiff.graph.om2_package import ZIP_MAGIC, load_om2_json, read_om2
+from opdiff.graph.om2_package import load_om2_json, read_om2
+from opdiff.graph.om_header import ZIP_MAGIC
 from opdiff.graph.om_reader import OmModel, read_om, read_om_fusion_map
 
 PathLike = Union[str, "os.PathLike[str]"]

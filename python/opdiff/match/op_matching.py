@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name
+from opdiff.dumps.discovery import DumpIndex, escape_op_name, is_sliced
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
@@ -201,9 +201,7 @@ def plan_with_fusion_rule(
 def slice_files(index: DumpIndex, key: str) -> Tuple[str, ...]:
     """The slice files of an FFTS+ op in thread order, or () when the op was not sliced."""
     versions = index.files.get(key, [])
-    newest = versions[-1] if versions else None
-    sliced = isinstance(newest, NpuDumpName) and (newest.is_ffts_auto or newest.manual_slice is not None)
-    return tuple(v.path for v in versions) if sliced and len(versions) > 1 else ()
+    return tuple(v.path for v in versions) if is_sliced(versions) and len(versions) > 1 else ()
 
 
 # ---------------------------------------------------------------- NPU vs NPU, by op name

@@ -225,4 +225,4 @@ def all_cases(root: Path, atc_samples: Sequence[Path]) -> List[Case]:
     return [fusion_case(root / "fusion"), npu_vs_npu_case(root / "npu_vs_npu"), *atc_sample_cases(root / "atc", atc_samples)]
 
 
-__all__ = ["ATC_SAMPLES", "Case", "all_cases", "atc_sample_cases", "fusion_case", "npu_vs_npu_case"]
+__all__ = ["Case", "all_cases", "atc_sample_cases", "fusion_case", "npu_vs_npu_case"]
