@@ -24,7 +24,9 @@ import pytest
 import opdiff
 from opdiff.cli import main
 from opdiff.commands import convert as convert_command
-from opdiff.commands.convert import ConvertOptions, convert, input_files
+from opdiff.commands.convert import input_files
+from opdiff.commands.exit_codes import ExitCode
+from opdiff.dumps.conversion import ConvertOptions, convert
 from opdiff.graph import GraphFormatError, read_graph
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,7 +175,7 @@ def test_convert_cli_lists_a_file_removed_after_listing(tmp_path, monkeypatch, c
 
     monkeypatch.setattr(convert_command, "input_files", listing_then_removal)
     status = main(["convert", "-d", str(tmp_path / "dumps"), "-out", str(tmp_path / "out"), "-j", "2"])
-    assert status == convert_command.EXIT_SOME_FAILED
+    assert status == ExitCode.INVALID_DUMP_DATA
     failed = (tmp_path / "out" / "convert_failed_file_list.txt").read_text().splitlines()
     assert failed == [str(files[2])]
     assert "cannot open" in capsys.readouterr().err
@@ -225,7 +227,7 @@ def test_convert_into_a_full_directory_keeps_every_output_whole(tmp_path, capsys
     with tmpfs(tmp_path / "full", "size=512k") as full:
         status = main(["convert", "-d", str(tmp_path / "dumps"), "-out", str(full), "-j", "1"])
         err = unwrapped(capsys.readouterr().err)
-        assert status == convert_command.EXIT_SOME_FAILED
+        assert status == ExitCode.INVALID_DUMP_DATA
         assert "No space left on device" in err
         written = assert_outputs_whole(full, elements)
         assert 0 < len(written) < 10

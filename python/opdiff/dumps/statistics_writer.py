@@ -20,7 +20,6 @@ Output,0,32,DT_FLOAT16,NC1HWC0,1x1x1x1x16,2,0,0.375,16,0,0,0
 from __future__ import annotations
 
 import os
-import uuid
 from pathlib import Path
 from typing import List, Sequence, Union
 
@@ -30,6 +29,7 @@ from opdiff._metrics import compute_metrics
 from opdiff.dumps.formats import DATA_TYPE_OF, NUMPY_DTYPES, data_type_name
 from opdiff.dumps.statistics import HEADER
 from opdiff.dumps.writer import Tensor
+from opdiff.fileio.atomic import write_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -79,11 +79,7 @@ def write_statistics(path: PathLike, inputs: Sequence[Union[Tensor, np.ndarray]]
     lines: List[str] = [HEADER]
     lines += [statistics_line("Input", k, _as_tensor(t)) for k, t in enumerate(inputs)]
     lines += [statistics_line("Output", k, _as_tensor(t)) for k, t in enumerate(outputs)]
-    target = Path(path)
-    temporary = target.with_name(f".opdiff-{uuid.uuid4().hex}.tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(temporary, target)
-    return target
+    return write_text(path, "\n".join(lines) + "\n")
 
 
 __all__ = ["UNSUPPORTED", "ostream_number", "statistics_line", "write_statistics"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import struct
-import uuid
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, NANO_DATA_TYPE_OF, NUMPY_DTYPES, core_dtype_of, default_c0, format_number
 from opdiff.dumps.layouts import CANONICAL, encode, pack_int4, transpose_letters
+from opdiff.fileio.atomic import replacing
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -212,8 +212,7 @@ def write_dump(
     buffer_blocks = [b if isinstance(b, RawBlock) else RawBlock(bytes(b)) for b in buffers]
     space_blocks = [b if isinstance(b, RawBlock) else RawBlock(bytes(b)) for b in workspaces]
     target = Path(path)
-    temporary = target.with_name(f".opdiff-{uuid.uuid4().hex}.tmp")  # short: the final name may be near the limit
-    with open(temporary, "wb") as out:
+    with replacing(target) as temporary, open(temporary, "wb") as out:
         if form is DumpForm.NANO:
             if buffer_blocks or space_blocks:
                 raise ValueError("nano dumps hold only inputs and outputs")
@@ -232,7 +231,6 @@ def write_dump(
                 out.write(data)
             for block in buffer_blocks + space_blocks:
                 out.write(block.data)
-    os.replace(temporary, target)
     return target
 
 
@@ -244,15 +242,9 @@ def save_npy(path: PathLike, array: np.ndarray, *, fortran_order: bool = False) 
     descr = name if name in ("bfloat16", "float8_e4m3fn", "float8_e5m2") else np.lib.format.dtype_to_descr(array.dtype)
     header = {"descr": descr, "fortran_order": fortran_order, "shape": array.shape}
     target = Path(path)
-    partial = target.with_name(target.name + ".partial")
-    try:  # through a temporary name: the .npy is whole or absent (a full disk leaves nothing behind)
-        with open(partial, "wb") as out:
-            np.lib.format.write_array_header_1_0(out, header) if _fits_v1(header) else np.lib.format.write_array_header_2_0(out, header)
-            out.write((array.T if fortran_order else array).tobytes(order="C"))
-        os.replace(partial, target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with replacing(target) as temporary, open(temporary, "wb") as out:
+        np.lib.format.write_array_header_1_0(out, header) if _fits_v1(header) else np.lib.format.write_array_header_2_0(out, header)
+        out.write((array.T if fortran_order else array).tobytes(order="C"))
     return target
 
 

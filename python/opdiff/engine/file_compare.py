@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple, Union
 from opdiff._metrics import ALGORITHMS, Metrics
 from opdiff.dumps import read_dump, tensor_metrics
 from opdiff.report.reference_format import format_metrics
+from opdiff.fileio.atomic import write_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 FILE_ALGORITHMS: Tuple[str, ...] = tuple(a for a in ALGORITHMS if a not in ("KullbackLeiblerDivergence", "StandardDeviation"))
@@ -59,7 +60,4 @@ def write_file_result(result: FileComparison, out: PathLike, now: Optional[datet
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"file_result_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(result.lines()) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_text(path, "\n".join(result.lines()) + "\n")

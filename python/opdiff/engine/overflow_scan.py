@@ -26,6 +26,7 @@ from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
 from opdiff.dumps.overflow_files import DumpLookup, find_dumps
 from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
+from opdiff.fileio.atomic import write_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -242,12 +243,5 @@ def write_overflow_summary(scan: OverflowScan, out: PathLike, limit: Optional[in
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"overflow_summary_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_text("\n".join(summary_lines(scan, limit)) + "\n", encoding="utf-8")
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)  # a full disk leaves no half-written summary
-        raise
-    return path
+    return write_text(path, "\n".join(summary_lines(scan, limit)) + "\n")
 

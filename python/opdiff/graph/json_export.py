@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Union
 
 from opdiff.graph import provenance as pv
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.gc_pause import gc_paused
+from opdiff.fileio.atomic import write_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -49,17 +49,10 @@ def write_atc_json(source: Any, path: PathLike) -> Path:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        # json.dumps, not json.dump: only the one-shot encoder runs in C.
-        with gc_paused():
-            text = json.dumps(export_atc_json(source), ensure_ascii=False, separators=(",", ":"))
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    # json.dumps, not json.dump: only the one-shot encoder runs in C.
+    with gc_paused():
+        text = json.dumps(export_atc_json(source), ensure_ascii=False, separators=(",", ":"))
+    write_text(target, text)
     return target
 
 

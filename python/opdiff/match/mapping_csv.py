@@ -5,11 +5,11 @@ GroundTruthPath (NaN where a side has no file)."""
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 from typing import Iterator, List, Sequence
 
 from opdiff.dumps import DumpFormatError, read_dump
+from opdiff.fileio.atomic import replacing
 from opdiff.match.op_matching import OpPlan
 
 HEADER = ["Index", "OpType", "NPUDump", "GroundTruth", "TensorIndex", "NPUDumpPath", "GroundTruthPath"]
@@ -37,10 +37,9 @@ def mapping_rows(plans: Sequence[OpPlan]) -> Iterator[List[str]]:
 
 def write_mapping_csv(plans: Sequence[OpPlan], path: Path) -> Path:
     """Write the mapping file through a temporary name; rows in Index order."""
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(HEADER)
-        writer.writerows(mapping_rows(sorted(plans, key=lambda plan: plan.index)))
-    os.replace(partial, path)
-    return path
+    with replacing(path) as temporary:
+        with open(temporary, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(HEADER)
+            writer.writerows(mapping_rows(sorted(plans, key=lambda plan: plan.index)))
+    return Path(path)

@@ -9,14 +9,13 @@ name recorded in the folder's ``mapping.csv``, which discovery reads back.
 from __future__ import annotations
 
 import csv
-import os
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Tuple
 
 from opdiff.dumps.discovery import escape_op_name
+from opdiff.fileio.atomic import replacing
 
 MAX_FILE_NAME = 255
 
@@ -64,13 +63,6 @@ class FolderNames:
         """Write ``mapping.csv`` (``hashed_name,original_name``) when some name was hashed."""
         if not self.hashed:
             return
-        target = self.folder / "mapping.csv"
-        temporary = target.with_name(f".mapping-{uuid.uuid4().hex}.tmp")
-        with open(temporary, "w", newline="", encoding="utf-8") as handle:
-            csv.writer(handle).writerows(self.hashed)
-        os.replace(temporary, target)
-
-
-def temporary_beside(target: Path) -> Path:
-    """A hidden temporary name in `target`'s folder that no dump name pattern matches."""
-    return target.with_name(f".opdiff-{uuid.uuid4().hex}.tmp")
+        with replacing(self.folder / "mapping.csv") as temporary:
+            with open(temporary, "w", newline="", encoding="utf-8") as handle:
+                csv.writer(handle).writerows(self.hashed)

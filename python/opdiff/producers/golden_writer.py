@@ -8,7 +8,6 @@ output's position in the node (empty optional outputs keep their position).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Tuple
@@ -16,7 +15,7 @@ from typing import Dict, List, Mapping, Tuple
 import numpy as np
 
 from opdiff.dumps.writer import save_npy
-from opdiff.producers.file_names import FolderNames, golden_file_name, temporary_beside
+from opdiff.producers.file_names import FolderNames, golden_file_name
 
 
 @dataclass(frozen=True)
@@ -62,9 +61,7 @@ def write_golden(folder: Path, tensors: Mapping[str, np.ndarray], origins: Mappi
             notes.append(f"tensor {tensor}: {array.dtype} values are not written")
             continue
         target = names.path_for(golden_file_name(origin.op, origin.index, timestamp))
-        temporary = temporary_beside(target)
-        save_npy(temporary, np.ascontiguousarray(array))
-        os.replace(temporary, target)
+        save_npy(target, np.ascontiguousarray(array))  # whole or absent
         written.append(GoldenFile(tensor, origin, target))
     names.write_mapping()
     return written, notes

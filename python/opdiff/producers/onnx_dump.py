@@ -24,9 +24,10 @@ from typing import Dict, List, Mapping, Optional, Tuple, Union
 import numpy as np
 
 from opdiff.dumps.writer import save_npy
+from opdiff.fileio.atomic import write_bytes, write_text
 from opdiff.producers.device_dump import DeviceLayout, write_device_dumps
 from opdiff.producers.fault_injection import scale_weights
-from opdiff.producers.file_names import temporary_beside, timestamp_now
+from opdiff.producers.file_names import timestamp_now
 from opdiff.producers.fp16_model import convert_to_fp16
 from opdiff.producers.fusion_rule import build_fusion_rule
 from opdiff.producers.golden_writer import tensor_origins, write_golden
@@ -196,19 +197,14 @@ def quant_filter_notes(fusion_map: "object") -> List[str]:
 
 
 def _save_model(model: "object", target: Path) -> Path:
-    temporary = temporary_beside(target)
-    temporary.write_bytes(model.SerializeToString())
-    os.replace(temporary, target)
-    return target
+    return write_bytes(target, model.SerializeToString())
 
 
 def _save_inputs(folder: Path, feeds: Mapping[str, np.ndarray]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for input_name, array in feeds.items():
         target = folder / f"{file_safe_name(input_name).replace('/', '_')}.npy"
-        temporary = temporary_beside(target)
-        save_npy(temporary, np.asarray(array))
-        os.replace(temporary, target)
+        save_npy(target, np.asarray(array))
 
 
 def _write_manifest(target: Path, result: DumpResult, options: DumpOptions, name: str) -> None:
@@ -225,6 +221,4 @@ def _write_manifest(target: Path, result: DumpResult, options: DumpOptions, name
         "seconds": result.seconds,
         "notes": result.notes,
     }
-    temporary = temporary_beside(target)
-    temporary.write_text(json.dumps(document, indent=2, default=str), encoding="utf-8")
-    os.replace(temporary, target)
+    write_text(target, json.dumps(document, indent=2, default=str))

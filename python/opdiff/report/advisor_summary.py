@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Sequence
 
+from opdiff.fileio.atomic import write_text
 from opdiff.report.findings import Finding, FindingKind
 
 
@@ -17,8 +17,4 @@ def write_advisor_summary(findings: Sequence[Finding], folder: Path) -> Path:
         f"Operator Index: {top.index if top and top.kind is not FindingKind.VERDICT else 'NA'}",
         f"Expert Advice: {top.advice if top else 'NA'}",
     ]
-    path = folder / "advisor_summary.txt"
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_text(folder / "advisor_summary.txt", "\n".join(lines) + "\n")

@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import IO, List, Optional, Sequence, Type
 
 from opdiff._metrics import ALGORITHMS
+from opdiff.fileio.atomic import place_without_clobbering, temporary_beside
 from opdiff.report.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.report.rows import CompareRow
 
@@ -88,24 +89,6 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     return cells
 
 
-def place_without_clobbering(source: Path, target: Path) -> Path:
-    """Give `source` the name `target`, or ``{stem}_1{suffix}``, ``_2``... when that name is taken
-    (two runs in one folder within the same second), atomically: a hard link never replaces a file.
-    Falls back to a plain rename where the file system has no hard links."""
-    for n in range(10_000):
-        candidate = target if n == 0 else target.with_name(f"{target.stem}_{n}{target.suffix}")
-        try:
-            os.link(source, candidate)
-        except FileExistsError:
-            continue
-        except OSError:
-            os.replace(source, target)
-            return target
-        os.unlink(source)
-        return candidate
-    raise FileExistsError(f"{target}: too many results with this name")
-
-
 class ReferenceCsvWriter:
     """Writes rows as they come to a temporary ``.partial`` file; ``close()`` gives it its name.
 
@@ -125,7 +108,7 @@ class ReferenceCsvWriter:
         self.path = Path(path)
         self.columns = columns
         # Unique per writer, so concurrent runs into one folder never share a temporary file.
-        self.partial = self.path.with_name(f"{self.path.name}.{os.getpid()}.{id(self):x}.partial")
+        self.partial = temporary_beside(self.path)
         self._handle: Optional[IO[str]] = open(self.partial, "x", newline="", encoding="utf-8")
         os.chmod(self.partial, 0o600)  # as the reference: results may name a customer's model
         self._csv = csv.writer(self._handle, lineterminator="\n")

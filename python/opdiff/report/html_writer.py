@@ -12,10 +12,10 @@ itself).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
+from opdiff.fileio.atomic import write_text
 from opdiff.report.json_writer import report_json
 from opdiff.report.verdict import VerdictLike
 
@@ -129,8 +129,4 @@ def write_html_report(report, path: Path, findings: Sequence[Any] = (), verdict:
     >>> "<canvas" in text and "<link" not in text and 'src="http' not in text
     True
     """
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(render_html(report_json(report, findings, verdict)), encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_text(path, render_html(report_json(report, findings, verdict)))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,6 +15,7 @@ from opdiff._metrics import Metrics
 from opdiff.report.reference_format import NOT_COMPUTED, format_metric
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import VerdictLike
+from opdiff.fileio.atomic import replacing
 
 SCHEMA_ID = "opdiff-report/1"
 SCHEMA_PATH = Path(__file__).parent / "schema" / "report.schema.json"
@@ -80,12 +80,10 @@ def report_envelope(report: Any, schema: str) -> Dict[str, Any]:
 
 def write_json_document(document: Dict[str, Any], path: Path) -> Path:
     """Write `document` compactly (no NaN/Inf: they are strings by then) through a temporary name."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, allow_nan=False, separators=(",", ":"))
-    os.replace(partial, path)
-    return path
+    with replacing(path) as temporary:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, allow_nan=False, separators=(",", ":"))
+    return Path(path)
 
 
 def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Dict[str, Any]:

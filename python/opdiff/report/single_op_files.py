@@ -12,12 +12,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import math
-import os
 from pathlib import Path
 from typing import Iterable, List, Sequence
 
 import numpy as np
 
+from opdiff.fileio.atomic import replacing
 from opdiff.report.single_op_result import BLOCK, ElementError, SingleOpDetail, coords_of
 
 MAX_LINE_RANGE = (10_000, 1_000_000)
@@ -25,11 +25,6 @@ MAX_LINE_RANGE = (10_000, 1_000_000)
 # the 255 bytes most file systems allow.
 MAX_PREFIX = 200
 MAPPING = "simple_op_mapping.csv"
-
-
-def _replace(partial: Path, path: Path) -> Path:
-    os.replace(partial, path)
-    return path
 
 
 def _number(value: float) -> str:
@@ -50,11 +45,11 @@ def _line(flat: int, coords: Sequence[int], my: float, golden: float, absolute: 
 
 
 def _write_lines(path: Path, lines: Iterable[str]) -> Path:
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "w", encoding="utf-8", newline="\n") as handle:
-        for line in lines:
-            handle.write(line + "\n")
-    return _replace(partial, path)
+    with replacing(path) as temporary:
+        with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+    return path
 
 
 def _topn_lines(detail: SingleOpDetail, elements: Sequence[ElementError]) -> Iterable[str]:
@@ -109,10 +104,9 @@ def file_prefix(prefix: str, out: Path) -> str:
         with open(mapping, newline="", encoding="utf-8") as handle:
             rows = [row for row in csv.reader(handle) if row and row[0] != short]
     rows.append([short, prefix])
-    partial = mapping.with_name(mapping.name + ".partial")
-    with open(partial, "w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle, lineterminator="\n").writerows(rows)
-    os.replace(partial, mapping)
+    with replacing(mapping) as temporary:
+        with open(temporary, "w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle, lineterminator="\n").writerows(rows)
     return short
 
 
@@ -131,10 +125,10 @@ def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: boo
     out.mkdir(parents=True, exist_ok=True)
     prefix = file_prefix(detail.prefix, out)
     npy = out / f"{prefix}.npy"
-    partial = out / f"{prefix}.npy.partial"
-    with open(partial, "wb") as handle:
-        np.save(handle, detail.my_array)
-    written = [_replace(partial, npy), _write_lines(out / f"{prefix}_summary.txt", _summary_lines(detail)),
+    with replacing(npy) as temporary:
+        with open(temporary, "wb") as handle:
+            np.save(handle, detail.my_array)
+    written = [npy, _write_lines(out / f"{prefix}_summary.txt", _summary_lines(detail)),
                _write_lines(out / f"{prefix}_absolute_error_topn.csv", _topn_lines(detail, detail.top_absolute)),
                _write_lines(out / f"{prefix}_relative_error_topn.csv", _topn_lines(detail, detail.top_relative))]
     if element_csv:

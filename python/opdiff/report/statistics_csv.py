@@ -8,10 +8,10 @@ pair that could not be compared).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from opdiff.fileio.atomic import replacing
 from opdiff.numerics.tensor_statistics import TensorStatistics
 from opdiff.report.csv_writer import safe_cell
 from opdiff.report.statistics_rows import StatisticsRow
@@ -92,18 +92,13 @@ def statistics_line(row: StatisticsRow, verdict: StatisticsVerdict, cells: Optio
 
 
 def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
-    """Write every row to `path` (through ``path.partial``, renamed when whole)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with open(partial, "w", encoding="utf-8", newline="") as handle:
+    """Write every row to `path` (through a temporary name, renamed when whole)."""
+    with replacing(path) as temporary:
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
             handle.write(",".join(COLUMNS) + "\n")
             cells = _Cells()
             handle.writelines(statistics_line(row, verdict, cells) + "\n" for row in rows)
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return path
+    return Path(path)
 
 
 __all__ = ["COLUMNS", "quoted", "result_of", "statistics_line", "write_statistics_csv"]

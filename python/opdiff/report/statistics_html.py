@@ -5,10 +5,10 @@ every row (failing rows marked), built from the JSON report's document."""
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Sequence
 
+from opdiff.fileio.atomic import write_text
 from opdiff.report.statistics_json import statistics_report_json
 from opdiff.report.statistics_verdict import StatisticsVerdict
 
@@ -81,11 +81,7 @@ def render_statistics_html(document: Dict[str, Any]) -> str:
 def write_statistics_html(report: "StatisticsReport", path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the HTML report through a temporary name."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(render_statistics_html(statistics_report_json(report, findings, verdict)), encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_text(path, render_statistics_html(statistics_report_json(report, findings, verdict)))
 
 
 __all__ = ["render_statistics_html", "write_statistics_html"]

@@ -10,13 +10,15 @@ for "not computed"): a spreadsheet cannot hold NaN or Inf as numbers.
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 from typing import Any, List, Sequence, Union
 
+from opdiff.fileio.atomic import replacing
 from opdiff.report.csv_writer import format_row
+from opdiff.report.findings import Finding
+from opdiff.report.result import Report
 from opdiff.report.rows import CompareRow
-from opdiff.report.verdict import VerdictLike
+from opdiff.report.verdict import Verdict, VerdictLike
 
 EXCEL_MAX_ROWS = 1_048_576  # rows per worksheet, the header included
 
@@ -48,7 +50,7 @@ def sheet_names(rows: int, row_limit: int = EXCEL_MAX_ROWS) -> List[str]:
     return ["rows"] + [f"rows ({k})" for k in range(2, count + 1)]
 
 
-def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None,
+def write_xlsx_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None,
                       *, row_limit: int = EXCEL_MAX_ROWS) -> Path:
     """Write the Excel report through a temporary name; `row_limit` is the rows per sheet (header
     included), Excel's limit by default. The rows carry the result CSV's columns, then
@@ -63,13 +65,18 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), verdict:
     True
     """
     require_xlsxwriter()
-    import xlsxwriter
-
     if row_limit < 2:
         raise ValueError("row_limit must leave room for the header and one row")
     judge = report.verdict(verdict)
     path = Path(path)
-    partial = path.with_name(path.name + ".partial")
+    with replacing(path) as temporary:
+        _write_book(report, judge, temporary, row_limit, findings)
+    return path
+
+
+def _write_book(report: Report, judge: Verdict, partial: Path, row_limit: int, findings: Sequence[Finding]) -> None:
+    import xlsxwriter  # an extra (opdiff[xlsx]): imported only when a workbook is written
+
     # constant_memory: rows go straight to disk, so a million-row report does not sit in memory.
     book = xlsxwriter.Workbook(str(partial), {"constant_memory": True, "strings_to_formulas": False, "strings_to_urls": False})
     try:
@@ -138,5 +145,3 @@ def write_xlsx_report(report, path: Path, findings: Sequence[Any] = (), verdict:
             sheet.autofilter(0, 0, max(len(chunk), 1), len(header) - 1)
     finally:
         book.close()
-    os.replace(partial, path)
-    return path

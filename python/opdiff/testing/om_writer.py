@@ -17,13 +17,13 @@ import io
 import json
 import os
 import struct
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
+from opdiff.fileio.atomic import write_bytes
 from opdiff.testing.model_defs import model_def_from_fusion_map, simple_model_def
 
 MODEL_DEF, WEIGHTS_DATA, TASK_INFO, TBE_KERNELS = 0, 1, 2, 3
@@ -151,15 +151,7 @@ def _header_bytes(fields: HeaderFields, body_length: int, variant: OmVariant, mo
 
 def _write_atomically(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-    return path
+    return write_bytes(path, data)
 
 
 __all__ = [

@@ -1,0 +1,174 @@
+"""Converting dump files to .npy (or raw .bin), optionally re-laid out to a logical format: the
+engine of `opdiff convert` (commands/convert.py), whose docstring lists the output names
+(msaccucmp-behaviour.md §6.6).
+
+Files are converted in parallel threads (the core releases the GIL); each output is written whole
+or not at all (opdiff.fileio.atomic); a file that cannot be read is reported in its FileResult
+while the others go on.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
+from opdiff.dumps.reader import DumpFormatError, numpy_dtype, read_dump
+from opdiff.fileio.atomic import replacing, write_text
+
+FAILED_LIST = "convert_failed_file_list.txt"
+MAX_NAME = 255
+WIDENED = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    out_dir: Path
+    file_type: str = "npy"
+    target_format: Optional[str] = None
+    target_shape: Optional[Tuple[int, ...]] = None
+    output_index: Optional[int] = None
+    input_index: Optional[int] = None
+
+
+@dataclass
+class FileResult:
+    path: Path
+    written: List[Path] = field(default_factory=list)
+    bytes_read: int = 0
+    error: Optional[str] = None  # the file could not be read at all
+    tensor_errors: List[str] = field(default_factory=list)  # tensors skipped, the rest written
+
+
+def npy_header(dtype: np.dtype, shape: Sequence[int]) -> bytes:
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": tuple(shape)})
+    return buffer.getvalue()
+
+
+class NameMapper:
+    """Shortens names of MAX_NAME characters or more (uuid3 + suffix) and records them in
+    mapping.csv, as the reference does; shared by the worker threads."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self._out_dir = out_dir
+        self._lock = threading.Lock()
+
+    def name(self, stem: str, suffix: str) -> str:
+        full = stem + suffix
+        if len(full) < MAX_NAME:
+            return full
+        short = uuid.uuid3(uuid.NAMESPACE_URL, full).hex + suffix
+        with self._lock, open(self._out_dir / "mapping.csv", "a", encoding="utf-8") as mapping:
+            mapping.write(f"{short},{full}\n")
+        return short
+
+
+def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> FileResult:
+    """Convert every tensor of one file; problems are recorded in the result, never raised."""
+    result = FileResult(path)
+    try:
+        dump = read_dump(path)
+    except (DumpFormatError, OSError) as error:
+        result.error = str(error)
+        return result
+    opdebug = is_opdebug_name(path)
+    for tensor in dump.tensors:
+        try:
+            if opdebug and tensor.role.value == "output" and tensor.index == 0:
+                written = _write_opdebug_json(path, tensor, options.out_dir, names)
+            else:
+                written = _convert_tensor(path, tensor, options, names)
+        except (DumpFormatError, OSError) as error:
+            result.tensor_errors.append(str(error))
+            continue
+        if written is not None:
+            result.written.append(written)
+            result.bytes_read += tensor.size
+    return result
+
+
+def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapper) -> Optional[Path]:
+    """Write one tensor; None when -o/-i leave it out."""
+    role = tensor.role.value
+    if role in ("buffer", "workspace"):
+        kind = "l1buffer" if role == "buffer" else "space"
+        return _write_raw(options.out_dir, names.name(path.name, f".{kind}.{tensor.index}.bin"), tensor)
+    if options.target_format:
+        if options.output_index is not None and (role != "output" or tensor.index != options.output_index):
+            return None
+        if options.input_index is not None and (role != "input" or tensor.index != options.input_index):
+            return None
+        view = tensor.view(options.target_format, options.target_shape)
+    else:
+        view = tensor.view(as_stored=True)
+    shape = tuple(view.shape)
+    widen = view.dtype in WIDENED
+    if options.file_type == "bin":
+        layout = options.target_format.upper() if options.target_format else tensor.format_name
+        name = names.name(path.name, f".{role}.{tensor.index}.{'_'.join(map(str, shape))}.{view.stored_dtype}.{layout}.bin")
+        if not options.target_format and tensor.dtype != "int4":
+            return _write_raw(options.out_dir, name, tensor)
+        return _write_view(options.out_dir, name, view, b"", False)
+    dtype = np.dtype(np.float32) if widen else numpy_dtype(view.dtype)
+    suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
+    return _write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen)
+
+
+def _write_opdebug_json(path: Path, tensor, out_dir: Path, names: NameMapper) -> Path:
+    """The record an Opdebug dump holds in output 0, decoded, as ``{file}.output.0.json``."""
+    record = decode_opdebug(tensor.stored_bytes(), path)
+    tensor.check_intact()  # the mapped bytes are void if the file shrank meanwhile
+    return write_text(out_dir / names.name(path.name, ".output.0.json"), json.dumps(record_json(record, path), indent=2) + "\n")
+
+
+def _write_raw(out_dir: Path, name: str, tensor) -> Path:
+    with replacing(out_dir / name) as temporary:
+        with open(temporary, "wb") as out:
+            out.write(memoryview(tensor.stored_bytes()))  # straight from the mapped file
+        tensor.check_intact()  # those bytes are void if the file shrank meanwhile
+    return out_dir / name
+
+
+def _write_view(out_dir: Path, name: str, view, prefix: bytes, widen: bool) -> Path:
+    with replacing(out_dir / name) as temporary:
+        view.write_file(str(temporary), prefix, float32=widen)
+    return out_dir / name
+
+
+def prepare_output(out_dir: Path) -> None:
+    """Creates `out_dir` and checks a file can be made in it; raises OSError when not."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".opdiff-probe-"):
+        pass
+
+
+def write_failed_list(out_dir: Path, failed: Sequence[FileResult]) -> None:
+    """convert_failed_file_list.txt, written whole or not at all."""
+    write_text(out_dir / FAILED_LIST, "".join(f"{r.path}\n" for r in failed))
+
+
+def convert(files: Sequence[Path], options: ConvertOptions, threads: int = 0) -> List[FileResult]:
+    """Convert `files` in parallel; results in input order.
+
+    >>> import numpy as np, opdiff, tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = opdiff.write_dump(d / "Add.add.1.1.1700000000000000", "add", outputs=[np.ones((2, 3), np.float16)])
+    >>> [p.name for r in convert([d / "Add.add.1.1.1700000000000000"], ConvertOptions(d / "out")) for p in r.written]
+    ['Add.add.1.1.1700000000000000.output.0.npy']
+    """
+    prepare_output(options.out_dir)
+    names = NameMapper(options.out_dir)
+    workers = threads or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda p: convert_file(p, options, names), files))
