@@ -18,6 +18,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from opdiff.fileio.atomic import TEMPORARY_SUFFIX
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 _NPU_NAME = re.compile(
@@ -267,7 +269,7 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
     statistics: List[NpuDumpName] = []
     with os.scandir(folder) as entries:
         for entry in entries:
-            if not entry.is_file() or entry.name in NOT_DUMPS or entry.name.endswith(".partial"):
+            if not entry.is_file() or entry.name in NOT_DUMPS or entry.name.endswith(TEMPORARY_SUFFIX):
                 continue
             path = entry.path
             hashed = _HASHED_NAME.match(entry.name) is not None
