@@ -18,6 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from opdiff.conventions.quant_names import is_quantized_name
 from opdiff.fileio.atomic import TEMPORARY_SUFFIX
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -37,10 +38,6 @@ _LXSLICE_TAIL = re.compile(r"_lxslice[0-9]+$")
 _SGT_GRAPH = re.compile(r"^.*sgt_graph_[0-9]+_")
 
 TASK_TYPES = {0: "AICORE", 1: "AICPU", 2: "DEBUG", 3: "HCCL", 4: "FFTSPLUS"}
-QUANT_MARKERS = (
-    "_quant_layer", "_anti_quant_layer", "AscendQuant", "AscendWeightQuant", "AntiQuant", "_quant",
-    "_weight_quant", "_anti_quant", "_dequant_layer", "AscendDequant", "_dequant",
-)  # fmt: skip
 NOT_DUMPS = ("mapping.csv", "convert_failed_file_list.txt")
 STATISTICS_SUFFIX = ".csv"  # a statistics dump is named "{dump file name}.csv" (real-files.md §2.1)
 
@@ -241,7 +238,7 @@ class DumpIndex:
     @property
     def is_quant(self) -> bool:
         """A quantized model's dump: some op name carries a quant marker (§2.1)."""
-        return any(marker in key for key in self.files for marker in QUANT_MARKERS)
+        return any(is_quantized_name(key) for key in self.files)
 
     @property
     def count(self) -> int:

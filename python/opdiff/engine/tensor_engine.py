@@ -15,6 +15,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 from opdiff._frozen import build_frozen
 from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics, is_scalar_shape, metrics_from_core
 import opdiff._core as _core
+from opdiff.conventions.reference_messages import all_zero_in
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_number
 from opdiff.dumps.reader import dump_of
@@ -86,9 +87,9 @@ def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_p
         if note is Note.KL_GOLDEN_ZERO and "KullbackLeiblerDivergence" not in algorithms:
             continue
         if note is Note.MY_ZERO:
-            reasons.append(f"Cannot compare by Cosine Similarity. All the data is zero in {my_path}.")
+            reasons.append(all_zero_in(my_path))
         elif note is Note.GOLDEN_ZERO:
-            reasons.append(f"Cannot compare by Cosine Similarity. All the data is zero in {golden_path}.")
+            reasons.append(all_zero_in(golden_path))
         else:
             reasons.append(note.value)
     return tuple(reasons)

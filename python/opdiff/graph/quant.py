@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Dict, List, Mapping, Optional, Tuple
 
+from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_PATTERN
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.grouping import regroup
 
-_QUANT_NAME = re.compile(r"_quant_layer|/AscendQuant|/AscendWeightQuant|\.quant|\.weight_quant")
-_DEQUANT_NAME = re.compile(r"_dequant_layer|_anti_quant_layer|/AscendDequant|/AntiQuant|\.dequant|\.anti_quant")
 
 
 def merge_quant_rule(offline: FusionMap, quant: FusionMap) -> FusionMap:
@@ -115,9 +113,9 @@ def quant_text_kind(text: str) -> QuantNameKind:
     >>> quant_text_kind("layer.weight_quantized").value, quant_text_kind("layer_weight_quantized").value
     ('quant', 'none')
     """
-    if _DEQUANT_NAME.search(text):
+    if DEQUANT_FILTER_PATTERN.search(text):
         return QuantNameKind.DEQUANT
-    if _QUANT_NAME.search(text):
+    if QUANT_FILTER_PATTERN.search(text):
         return QuantNameKind.QUANT
     return QuantNameKind.NONE
 

@@ -8,11 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from opdiff.conventions.quant_names import is_dequant_op
+from opdiff.conventions.reference_messages import (
+    invalid_input_reference,
+    no_dump_for_my_op,
+    no_ground_truth_for_key,
+    no_ground_truth_for_tensor,
+    no_my_dump_for_key,
+)
 from opdiff.dumps.discovery import DumpIndex, escape_op_name, is_sliced
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
-DEQUANT_SUFFIXES = ("_dequant_layer", "AscendDequant", "_dequant")
 
 
 @dataclass(frozen=True)
@@ -111,7 +118,7 @@ def _desc_of(op: Op, output_index: int) -> Tuple[Optional[OutputDesc], int]:
 
 def _no_ground_truth(label: str, tensor: str) -> GoldenTarget:
     # The reference's wording names my tensor, whether the origin name is empty or the file missing.
-    return GoldenTarget(None, reason=f"[{label}] There is no the ground truth dump file for {tensor}.")
+    return GoldenTarget(None, reason=no_ground_truth_for_tensor(label, tensor))
 
 
 def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
@@ -128,7 +135,7 @@ def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, lab
 
 def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
     if ":" in ref.producer:  # the reference accepts "name:index" with exactly one colon
-        return GoldenTarget(None, reason=f"The input information ({ref}) is invalid. It only supports op_name:index.")
+        return GoldenTarget(None, reason=invalid_input_reference(ref))
     producer = fm.producer(ref)
     if producer is None:
         return GoldenTarget(None, reason=f"[{label}] The input {ref} comes from an op the fusion rule does not have.")
@@ -180,11 +187,11 @@ def plan_with_fusion_rule(
                 plans.append(
                     OpPlan(
                         group.index, op.id, op.type, op.name, label, ground_truth, None,
-                        missing_reason=f'[{op.name}] There is no dump file for my output operator "{op.name}". The type is {op.type}.',
+                        missing_reason=no_dump_for_my_op(op.name, op.type),
                     )
                 )
                 continue
-            dequant = op.type == "AscendDequant" or op.name.endswith(DEQUANT_SUFFIXES)
+            dequant = is_dequant_op(op.name, op.type)
             inputs = tuple(
                 GoldenTarget(None, skip=True) if dequant else _target_for_input(fm, op, ref, lookup, op.name, f"{op.name}:input:{k}")
                 for k, ref in enumerate(op.inputs)
@@ -217,11 +224,11 @@ def plan_by_op_name(my_index: DumpIndex, golden_index: DumpIndex) -> List[OpPlan
         mine, theirs = my_index.newest(key), golden_index.newest(key)
         # An op on one side only is one row, as the reference writes it: no op type, no tensors.
         if mine is None:
-            reason = f'[{key}] There is no the my output dump file for the op "{key}".'
+            reason = no_my_dump_for_key(key)
             plans.append(OpPlan(number, number, "NaN", key, "*", key, None, missing_reason=reason))
             continue
         if theirs is None:
-            reason = f'[{key}] There is no the ground truth dump file for the op "{key}".'
+            reason = no_ground_truth_for_key(key)
             plans.append(OpPlan(number, number, "NaN", key, key, "*", None, missing_reason=reason))
             continue
         plans.append(OpPlan(number, number, mine.op_type, key, key, key, mine.path, positional_partner=theirs.path))

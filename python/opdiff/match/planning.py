@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import AbstractSet, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, escape_op_name, find_leaves, index_folder
 from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
 from opdiff.match.op_matching import OpPlan, plan_by_op_name, plan_with_fusion_rule
@@ -135,10 +136,6 @@ def _plans_of_every_run(
             plans.append(replace(op_plan, index=index, op_sequence=op_sequence, op_name=f"{op_plan.op_name}#{k}", run=k))
     plans.sort(key=lambda op_plan: (op_plan.run, op_plan.index))
     return plans
-
-
-# Op types that turn float tensors into integer codes: a graph holding one is a quantized model.
-QUANTIZE_OP_TYPES = frozenset({"AscendQuant", "AscendWeightQuant", "QuantizeLinear", "DynamicQuantizeLinear"})
 
 
 def is_quantized_run(my_index: DumpIndex, fusion_rule: Optional[FusionMap], quant_fusion_rule: Optional[FusionMap]) -> bool:
