@@ -35,6 +35,9 @@ def test_committed_pb2_modules_match_their_protos(tmp_path: Path) -> None:
         assert serialized_schema(fresh) == serialized_schema(committed.read_text()), f"{proto} changed: run tools/gen_protos.py"
         if gencode_version(fresh) == gencode_version(committed.read_text()):
             assert fresh == committed.read_text()
+            # the type stub mypy reads is protoc's too, and must follow the schema
+            stub = committed.with_suffix(".pyi")
+            assert (tmp_path / stub.relative_to(ROOT)).read_text() == stub.read_text(), f"{stub} is stale: run tools/gen_protos.py"
 
 
 @pytest.mark.parametrize(("proto", "committed"), MODULES, ids=[str(p.name) for p, _ in MODULES])

@@ -1,4 +1,5 @@
-"""Regenerate every project `*_pb2.py` from its `.proto` (needs `pip install grpcio-tools`).
+"""Regenerate every project `*_pb2.py` and its type stub `*_pb2.pyi` from its `.proto` (needs
+`pip install grpcio-tools`; mypy reads the stubs, with types-protobuf for the runtime library).
 
     python tools/gen_protos.py            # in place
     python tools/gen_protos.py --out DIR  # into DIR/<same relative path>, for checking currency
@@ -30,20 +31,24 @@ def project_protos() -> List[Tuple[Path, Path]]:
     return list(PROTOS)
 
 
-def generate(proto: Path, out_dir: Path, root: Path = ROOT) -> Path:
-    """Compile `proto` (relative to `root`) into `out_dir`; returns the written *_pb2.py."""
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi")
+
+
+def generate(proto: Path, out_dir: Path, root: Path = ROOT) -> List[Path]:
+    """Compile `proto` (relative to `root`) into `out_dir`; returns the written *_pb2.py and *_pb2.pyi."""
     from grpc_tools import protoc
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"{proto.stem}_pb2.py"
+    targets = [out_dir / f"{proto.stem}{suffix}" for suffix in GENERATED_SUFFIXES]
     # protoc writes in place; write into a scratch folder first so a failure leaves no half file.
     with tempfile.TemporaryDirectory(dir=out_dir) as scratch:
         relative = proto.relative_to(IMPORT_ROOT)
-        args = ["protoc", f"-I{root / IMPORT_ROOT}", f"--python_out={scratch}", str(relative)]
+        args = ["protoc", f"-I{root / IMPORT_ROOT}", f"--python_out={scratch}", f"--pyi_out={scratch}", str(relative)]
         if protoc.main(args) != 0:
             raise RuntimeError(f"protoc failed on {proto}")
-        os.replace(Path(scratch) / relative.parent / target.name, target)
-    return target
+        for target in targets:
+            os.replace(Path(scratch) / relative.parent / target.name, target)
+    return targets
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -55,13 +60,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for proto, folder in project_protos():
         if args.check:
             with tempfile.TemporaryDirectory() as tmp:
-                fresh = generate(proto, Path(tmp)).read_bytes()
-            committed = ROOT / folder / f"{proto.stem}_pb2.py"
-            if not committed.exists() or committed.read_bytes() != fresh:
-                stale.append(committed)
+                for fresh in generate(proto, Path(tmp)):
+                    committed = ROOT / folder / fresh.name
+                    if not committed.exists() or committed.read_bytes() != fresh.read_bytes():
+                        stale.append(committed)
         else:
             out_dir = (args.out / folder) if args.out else ROOT / folder
-            print(f"wrote {generate(proto, out_dir)}")
+            for written in generate(proto, out_dir):
+                print(f"wrote {written}")
     for path in stale:
         print(f"stale: {path.relative_to(ROOT)} (run tools/gen_protos.py)", file=sys.stderr)
     return 1 if stale else 0

@@ -22,7 +22,8 @@ def metric_fields() -> Tuple[float, int, float, Tuple[opdiff.Note, ...]]:
 
 
 def network(my: Path, golden: Path, rule: Path) -> Optional[str]:
-    report: opdiff.Report = opdiff.compare(my, golden, fusion_rule=rule, threads=2)
+    report = opdiff.compare(my, golden, fusion_rule=rule, threads=2)
+    assert isinstance(report, opdiff.Report)  # a StatisticsReport when a side holds statistics dumps
     summary: Dict[str, int] = report.summary()
     worst: List[CompareRow] = report.worst(5)
     first = report.first_failure()

@@ -73,8 +73,8 @@ def _first_divergence(rows: Sequence[StatisticsRow], verdict: StatisticsVerdict)
 
 def _constant_outputs(rows: Sequence[StatisticsRow]) -> List[Finding]:
     return [Finding(FindingKind.CONSTANT_OUTPUT, op_of(row), row.tensor_index, row.index,
-                    f"every element is {row.my.max:g} on the compared side; the golden ranges over "  # type: ignore[union-attr]
-                    f"[{row.golden.min:g}, {row.golden.max:g}]",  # type: ignore[union-attr]
+                    f"every element is {row.my.max:g} on the compared side; the golden ranges over "
+                    f"[{row.golden.min:g}, {row.golden.max:g}]",
                     "A constant output usually means the op was skipped, read uninitialised memory or saturated.")
             for row in rows if role_of(row) == "output" and row.my and row.golden and row.my.count > 1
             and row.my.max == row.my.min and row.golden.max != row.golden.min]

@@ -20,7 +20,7 @@ import fnmatch
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from opdiff.graph import FusionMap
 from opdiff.numerics.overflow import largest_magnitude, overflows, special_values
@@ -120,7 +120,7 @@ def _input_mismatch(ctx: _Context) -> Optional[Finding]:
     for row in ctx.rows:
         op = op_of(row)
         fed_by_data = role_of(row) == "input" and any(p in data_ops for p in ctx.producer_ops(op))
-        if (op in data_ops or fed_by_data) and ctx.fails(row):
+        if (op in data_ops or fed_by_data) and ctx.fails(row) and row.metrics is not None:
             return Finding(
                 FindingKind.INPUT_MISMATCH, op, row.tensor_index, row.index,
                 f"cosine {_cos(row):.6f}, max abs error {row.metrics.max_absolute_error:.6g} on a model input",
@@ -144,7 +144,7 @@ def _overflow(ctx: _Context) -> Optional[Finding]:
     return None
 
 
-def _earliest_failing(ctx: _Context, op: str, seen: Optional[set] = None) -> Tuple[str, List[str]]:
+def _earliest_failing(ctx: _Context, op: str, seen: Optional[Set[str]] = None) -> Tuple[str, List[str]]:
     """Walk failing inputs back through producers: the earliest op whose output fails while its
     inputs pass, and the chain of ops from there to `op`."""
     seen = seen if seen is not None else set()
@@ -273,7 +273,7 @@ def advise(
         if found is not None:
             findings.append(found)
     findings += _constant_outputs(ctx)
-    verdict = _verdict(ctx)
-    if verdict is not None:
-        findings.append(verdict)
+    end_to_end = _verdict(ctx)
+    if end_to_end is not None:
+        findings.append(end_to_end)
     return findings

@@ -11,10 +11,8 @@ from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
+    from opdiff.match.planning import RuleLike
     from opdiff.report.verdict import Verdict
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_THRESHOLDS, EXIT_INTERRUPTED = (
-    ExitCode.OK, ExitCode.BAD_INPUT, ExitCode.THRESHOLDS, ExitCode.INTERRUPTED)
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -104,34 +102,6 @@ def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: in
     return None
 
 
-REPORT_FORMATS = ("csv", "json", "html", "xlsx")
-
-
-def parse_report_formats(text: str) -> List[str]:
-    formats = [part.strip().lower() for part in text.split(",") if part.strip()]
-    unknown = [name for name in formats if name not in REPORT_FORMATS]
-    if unknown:
-        raise ValueError(f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(REPORT_FORMATS)}")
-    return formats
-
-
-def _writer(name: str):
-    """The writer of a report format beside the CSV (None for csv itself)."""
-    if name == "json":
-        from opdiff.report.json_writer import write_json_report
-
-        return write_json_report
-    if name == "html":
-        from opdiff.report.html_writer import write_html_report
-
-        return write_html_report
-    if name == "xlsx":
-        from opdiff.report.xlsx_writer import write_xlsx_report
-
-        return write_xlsx_report
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
     code = _run(args)
     if getattr(args, "whole_process", False):
@@ -148,6 +118,7 @@ def _run(args: argparse.Namespace) -> int:
     from opdiff.report.file_names import result_file_name
     from opdiff.graph import GraphFormatError, read_graph
     from opdiff.report.console import print_report
+    from opdiff.report.formats import parse_report_formats
 
     errors = Console(stderr=True)
     if args.op is not None:
@@ -198,7 +169,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     from opdiff.commands.compare_statistics import finish_statistics_compare, refuse_statistics_limits
     from opdiff.report.statistics_result import StatisticsReport
 
@@ -221,16 +192,17 @@ def _run(args: argparse.Namespace) -> int:
         print_findings(findings, console)
         console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
     if report.csv_path is not None:
+        from opdiff.report.formats import TENSOR_WRITERS
+
         for name in formats:
-            writer = _writer(name)
-            if writer is not None:
-                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, judge)
+            if name in TENSOR_WRITERS:
+                path = TENSOR_WRITERS[name](report, report.csv_path.with_suffix(f".{name}"), findings, judge)
                 console.print(f"{name} report: {path}")
     if not report.complete:
-        return EXIT_INTERRUPTED
+        return ExitCode.INTERRUPTED
     if (args.fail or args.fail_under) and report.first_failure(judge) is not None:
-        return EXIT_THRESHOLDS
-    return EXIT_OK
+        return ExitCode.THRESHOLDS
+    return ExitCode.OK
 
 
 def parse_verdict(fail_under: Sequence[str], thresholds: str) -> "Optional[Verdict]":
@@ -247,7 +219,8 @@ def parse_verdict(fail_under: Sequence[str], thresholds: str) -> "Optional[Verdi
     return None
 
 
-def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule, ids) -> int:
+def write_mapping(args: argparse.Namespace, fusion_rule: "RuleLike", close_rule: "RuleLike", quant_rule: "RuleLike",
+                  ids: Optional[Sequence[int]]) -> int:
     from datetime import datetime
 
     from rich.console import Console
@@ -262,4 +235,4 @@ def write_mapping(args: argparse.Namespace, fusion_rule, close_rule, quant_rule,
                           all_occurrences=args.all_occurrences)
     path = write_mapping_csv(plans, args.output / f"mapping_{datetime.now().strftime('%Y%m%d%H%M%S')}.csv")
     Console().print(f"mapping: {path}")
-    return EXIT_OK
+    return ExitCode.OK

@@ -4,10 +4,13 @@ the report formats and the exit code (commands/compare.py dispatches here)."""
 from __future__ import annotations
 
 import argparse
-from typing import List, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from opdiff.report.statistics_result import StatisticsReport
 
 
 def split_fail_under(texts: Sequence[str]) -> Tuple[List[str], List[str]]:
@@ -27,7 +30,7 @@ def refuse_statistics_limits(limits: Sequence[str]) -> int:
     return ExitCode.BAD_INPUT
 
 
-def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequence[str], limits: Sequence[str]) -> int:
+def finish_statistics_compare(report: "StatisticsReport", args: argparse.Namespace, formats: Sequence[str], limits: Sequence[str]) -> int:
     """Print and write the reports of a StatisticsReport under its verdict (the `limits` given, or
     the defaults); exit 3 when a row fails a given limit (or any row fails, with ``--fail``), 2 when
     a limit names a tensor metric or another verdict is asked for."""
@@ -60,12 +63,13 @@ def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequenc
         print_findings(findings, console)
         console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
     if report.csv_path is not None:
+        from opdiff.report.formats import STATISTICS_WRITERS
+
         for name in formats:
-            writer = _writer(name)
             if name == "xlsx":
                 console.print("xlsx report: not written for statistics dumps (the csv, json and html reports are)")
-            elif writer is not None:
-                path = writer(report, report.csv_path.with_suffix(f".{name}"), findings, verdict)
+            elif name in STATISTICS_WRITERS:
+                path = STATISTICS_WRITERS[name](report, report.csv_path.with_suffix(f".{name}"), findings, verdict)
                 console.print(f"{name} report: {path}")
     if not report.complete:
         return ExitCode.INTERRUPTED
@@ -73,14 +77,3 @@ def finish_statistics_compare(report, args: argparse.Namespace, formats: Sequenc
         return ExitCode.THRESHOLDS
     return ExitCode.OK
 
-
-def _writer(name: str):
-    if name == "json":
-        from opdiff.report.statistics_json import write_statistics_json
-
-        return write_statistics_json
-    if name == "html":
-        from opdiff.report.statistics_html import write_statistics_html
-
-        return write_statistics_html
-    return None

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from opdiff.producers import DumpResult
 
-EXIT_BAD_ARGUMENTS = 2
-EXIT_RUN_FAILED = 1
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -61,11 +62,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         require_onnx()
     except MissingOnnxError as error:
-        return fail(str(error), EXIT_BAD_ARGUMENTS)
+        return fail(str(error), ExitCode.BAD_INPUT)
     try:
         model, name, feeds, notes = _load(args)
     except (ValueError, FileNotFoundError, OSError) as error:
-        return fail(str(error), EXIT_BAD_ARGUMENTS)
+        return fail(str(error), ExitCode.BAD_INPUT)
     from opdiff.producers import (
         DeviceLayout,
         DumpOptions,
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         fault = parse_fault(args.fault) if args.fault else None
     except ValueError as error:
-        return fail(str(error), EXIT_BAD_ARGUMENTS)
+        return fail(str(error), ExitCode.BAD_INPUT)
     options = DumpOptions(
         fusion=args.fusion == "on",
         optimization=Optimization(args.opt_level),
@@ -96,27 +97,27 @@ def run(args: argparse.Namespace) -> int:
         from opdiff.producers.qdq_model import quantize_qdq
 
         if args.qdq < 1:
-            return fail("--qdq needs at least one calibration batch", EXIT_BAD_ARGUMENTS)
+            return fail("--qdq needs at least one calibration batch", ExitCode.BAD_INPUT)
         specs = input_specs(model)
         try:
             model, reference = quantize_qdq(model, [random_inputs(specs, 1000 + k) for k in range(args.qdq)]), model
         except Exception as error:  # the quantizer raises many types for models it cannot handle
-            return fail(f"quantization failed: {error}", EXIT_RUN_FAILED)
+            return fail(f"quantization failed: {error}", ExitCode.MODEL_RUN_FAILED)
         notes.append(f"QDQ int8 copy calibrated on {args.qdq} seeded random batches (seeds 1000...)")
         if options.kind is OutputKind.AUTO:
             options = dataclasses.replace(options, kind=OutputKind.DEVICE)
     try:
         result = dump_onnx(model, args.output, feeds, options, name=name, reference=reference)
     except ValueError as error:  # a bad --fault
-        return fail(str(error), EXIT_BAD_ARGUMENTS)
+        return fail(str(error), ExitCode.BAD_INPUT)
     except Exception as error:  # ONNX Runtime raises its own exception types for bad models and feeds
-        return fail(f"the run failed: {error}", EXIT_RUN_FAILED)
+        return fail(f"the run failed: {error}", ExitCode.MODEL_RUN_FAILED)
     result.notes[:0] = notes
     _print_result(Console(), result)
     return 0
 
 
-def _load(args: argparse.Namespace) -> "tuple":
+def _load(args: argparse.Namespace) -> "Tuple[Any, str, Dict[str, Any], List[str]]":
     """(model, name, feeds, notes) from the arguments; ValueError/OSError on bad ones."""
     import os
 
@@ -146,7 +147,7 @@ def _load(args: argparse.Namespace) -> "tuple":
     return model, name, feeds, notes + input_notes
 
 
-def _print_result(console: "object", result: "DumpResult") -> None:
+def _print_result(console: "Console", result: "DumpResult") -> None:
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text

@@ -16,6 +16,7 @@ class ExitCode(IntEnum):
 
     OK = 0
     INTERNAL = 1  # a bug: an exception no command expected ended the run
+    MODEL_RUN_FAILED = 1  # dump-onnx: ONNX Runtime could not run the model (an alias of 1)
     BAD_INPUT = 2  # bad arguments or unreadable inputs (the message names the file)
     THRESHOLDS = 3  # compare: --fail and a failing tensor, or a --fail-under limit violated
     OVERFLOW = 4  # overflow: --fail and an op overflows

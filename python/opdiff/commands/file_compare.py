@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
 
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         path = write_file_result(result, args.output)
     except (ValueError, OSError) as error:
         print_error(f"{error}")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     console = Console()
     table = Table(title=f"{result.my.name} vs {result.golden.name}, shape {list(result.shape)}", title_justify="left",
                   box=box.SIMPLE_HEAD)
@@ -48,4 +48,4 @@ def run(args: argparse.Namespace) -> int:
         table.add_row(name, value)
     console.print(table)
     console.print(f"result: {path}", highlight=False)
-    return EXIT_OK
+    return ExitCode.OK

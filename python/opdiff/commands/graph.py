@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import gc
 from collections import Counter
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, List, Optional, Tuple, TypeVar
+
+T = TypeVar("T")
 
 from opdiff.commands.errors import print_error
 
@@ -192,9 +194,9 @@ def _cut_caption(total: int, limit: int, what: str) -> "Optional[str]":
     return f"the first {limit} of {total} {what}; --limit 0 lists all" if 0 < limit < total else None
 
 
-def _limited(rows: "list", limit: int) -> Iterable:
+def _limited(rows: List[T], limit: int) -> List[T]:
     return rows if limit <= 0 else rows[:limit]
 
 
-def _shape(shape: "tuple | None") -> str:
+def _shape(shape: Optional[Tuple[int, ...]]) -> str:
     return "" if shape is None else "[" + ", ".join(str(d) for d in shape) + "]"

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING, List, Sequence
 
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from opdiff.dumps import DumpTensor
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -19,7 +23,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.set_defaults(run=run)
 
 
-def _shape(dims) -> str:
+def _shape(dims: Sequence[int]) -> str:
     return "[" + ",".join(str(d) for d in dims) + "]"
 
 
@@ -28,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from opdiff.dumps import DumpFormatError, read_dump, tensor_stats
+    from opdiff.dumps import DumpFormatError, read_dump
 
     console = Console()
     status = 0
@@ -60,20 +64,22 @@ def run(args: argparse.Namespace) -> int:
                           _shape(tensor.original_shape) if tensor.original_shape else "-", f"{tensor.size:,}",
                           hex(tensor.address) if tensor.address else "-")
             if args.stats:
-                stats.add_row(tensor.role.value, str(tensor.index), *_stats_cells(tensor, args.threads, tensor_stats, DumpFormatError))
+                stats.add_row(tensor.role.value, str(tensor.index), *_stats_cells(tensor, args.threads))
         console.print(table)
         if args.stats:
             console.print(stats)
     return status
 
 
-def _stats_cells(tensor, threads, tensor_stats, error_type) -> list:
+def _stats_cells(tensor: "DumpTensor", threads: int) -> List[str]:
+    from opdiff.dumps import DumpFormatError, tensor_stats
+
     try:
         try:
             stats = tensor_stats(tensor, threads=threads or None)
-        except error_type:
+        except DumpFormatError:
             # The logical layout needs a shape the dump lacks: the stored elements have the same values.
             stats = tensor_stats(tensor.view(as_stored=True), threads=threads or None)
-    except error_type as error:
+    except DumpFormatError as error:
         return ["[red]n/a[/]", "", "", "", str(error).rsplit(": ", 1)[-1][:40]]
     return [f"{stats.min:.6g}", f"{stats.max:.6g}", f"{stats.mean:.6g}", str(stats.nan), str(stats.pos_inf + stats.neg_inf)]

@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-EXIT_BAD_FILE = 11
+from opdiff.commands.exit_codes import ExitCode
+
 
 
 def print_side_or_statistics(path: str, console: Console) -> int:
@@ -28,7 +29,7 @@ def _print_statistics(path: str, console: Console) -> int:
         stats = read_statistics(path)
     except StatisticsFormatError as error:
         Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
-        return EXIT_BAD_FILE
+        return ExitCode.INVALID_DUMP_DATA
     table = Table(title=f"{escape(os.path.basename(path))}  [dim](statistics dump)[/]", title_justify="left",
                   box=box.SIMPLE_HEAD, pad_edge=False)
     values = Table(box=box.SIMPLE_HEAD, pad_edge=False)
@@ -48,7 +49,7 @@ def _print_statistics(path: str, console: Console) -> int:
         console.print(f"  [yellow]{role} {index}:[/] {escape(reason)}", highlight=False)
     for note in stats.notes:
         console.print(f"  [yellow]note:[/] {escape(note)}", highlight=False)
-    return EXIT_BAD_FILE if stats.problems or stats.notes else 0
+    return ExitCode.INVALID_DUMP_DATA if stats.problems or stats.notes else 0
 
 
 def _print_side(path: str, console: Console) -> int:
@@ -63,7 +64,7 @@ def _print_side(path: str, console: Console) -> int:
             index = index_folder(leaf.folder)
         except ValueError as error:
             Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
-            return EXIT_BAD_FILE
+            return ExitCode.INVALID_DUMP_DATA
         kind = index.kind.value if index.kind else "nothing to compare"
         statistics = index.statistics_count
         console.print(f"[bold]{escape(str(leaf.folder))}[/]: {kind}, {len(index.files)} op(s), {index.count - statistics} "

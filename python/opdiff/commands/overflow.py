@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, List, Optional
 
 from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from opdiff.engine.overflow_scan import OverflowOp, OverflowScan
+    from opdiff.engine.overflow_scan import OverflowOp, OverflowScan, TensorReport
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_OVERFLOW = 0, 2, 4
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -46,15 +46,15 @@ def run(args: argparse.Namespace) -> int:
     folder = args.dump_path or args.folder
     if folder is None:
         print_error("give the dump folder (opdiff overflow DIR)", errors)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     if args.top is not None and args.top < 1:
         print_error("-n wants a count >= 1", errors)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
         scan = scan_overflow(folder, threads=args.threads or None, max_records=args.top, tensor_scan=not args.records_only)
     except (ValueError, OSError) as error:
         print_error(f"{error}", errors)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     console = Console()
     if scan.ops:
         console.print(_table(scan, scan.ops[: args.top]))
@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
         summary = write_overflow_summary(scan, args.output, args.top)
     except OSError as error:
         print_error(f"{error}", errors)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     console.print(f"summary: {summary}", highlight=False)
-    return EXIT_OVERFLOW if scan.ops and args.fail else EXIT_OK
+    return ExitCode.OVERFLOW if scan.ops and args.fail else ExitCode.OK
 
 
 def _table(scan: "OverflowScan", shown: "List[OverflowOp]") -> "Table":
@@ -93,7 +93,7 @@ def _table(scan: "OverflowScan", shown: "List[OverflowOp]") -> "Table":
         found_by = " + ".join("Opdebug" if s.value.startswith("Opdebug") else "tensors" for s in op.sources)
         unit, status = (op_kind(op), op_status(op)) if op.debug else ("", "")
         head = [str(k), str(op.timestamp), found_by, unit, status, op.op_type or "?", op.op_name or f"(no dump of task {op.task_id})"]
-        rows = op.overflowing or [None]
+        rows: List[Optional[TensorReport]] = list(op.overflowing) or [None]
         for t in rows:
             if t is None:
                 table.add_row(*head, *[""] * 10)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
 
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
 TOPN_RANGE = (1, 10_000)
 
 
@@ -38,9 +38,9 @@ def run_single_op(args: argparse.Namespace) -> int:
                                         max_line=args.max_line)
     except (ValueError, OSError, DumpFormatError, GraphFormatError) as error:
         print_error(f"{error}", errors)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     console = Console()
     print_single_op(detail, console)
     for path in written:
         console.print(f"wrote {path}", highlight=False)
-    return EXIT_OK
+    return ExitCode.OK

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ def conv2d(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     columns = np.stack([padded[:, :, i : i + h, j : j + w] for i in range(k) for j in range(k)], axis=2)
     columns = columns.reshape(n, c * k * k, h * w)
     out = np.einsum("of,nfp->nop", weight.reshape(weight.shape[0], -1), columns)
-    return out.reshape(n, weight.shape[0], h, w) + bias[None, :, None, None]
+    return np.asarray(out.reshape(n, weight.shape[0], h, w) + bias[None, :, None, None])
 
 
 def run_op(op: Op, inputs: List[np.ndarray]) -> np.ndarray:
@@ -42,21 +43,21 @@ def run_op(op: Op, inputs: List[np.ndarray]) -> np.ndarray:
     if op.type == "BatchNorm":
         p = op.params
         scale = p["gamma"] / np.sqrt(p["var"] + 1e-5)
-        return (x - p["mean"][None, :, None, None]) * scale[None, :, None, None] + p["beta"][None, :, None, None]
+        return np.asarray((x - p["mean"][None, :, None, None]) * scale[None, :, None, None] + p["beta"][None, :, None, None])
     if op.type == "Relu":
-        return np.maximum(x, 0)
+        return np.asarray(np.maximum(x, 0))
     if op.type == "MaxPool":
         n, c, h, w = x.shape
-        return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+        return np.asarray(x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5)))
     if op.type == "Add":
-        return x + inputs[1]
+        return np.asarray(x + inputs[1])
     if op.type == "GlobalAvgPool":
-        return x.mean(axis=(2, 3))
+        return np.asarray(x.mean(axis=(2, 3)))
     if op.type == "MatMul":
-        return x @ op.params["weight"].T + op.params["bias"]
+        return np.asarray(x @ op.params["weight"].T + op.params["bias"])
     if op.type == "Softmax":
         e = np.exp(x - x.max(axis=-1, keepdims=True))
-        return e / e.sum(axis=-1, keepdims=True)
+        return np.asarray(e / e.sum(axis=-1, keepdims=True))
     raise ValueError(f"unknown op type {op.type}")
 
 
@@ -118,7 +119,7 @@ def with_fault(ops: List[Op], op_name: str, scale: float) -> List[Op]:
     return faulty
 
 
-def run_network(ops: List[Op], image: np.ndarray, dtype: Optional[np.dtype] = None) -> Dict[str, np.ndarray]:
+def run_network(ops: List[Op], image: np.ndarray, dtype: "Optional[npt.DTypeLike]" = None) -> Dict[str, np.ndarray]:
     """Every op's output, in execution order. With dtype=float16, inputs, weights and outputs are
     rounded to fp16 at every op (the arithmetic itself is float32, as on the device's cube unit)."""
     outputs: Dict[str, np.ndarray] = {"input": image if dtype is None else image.astype(dtype)}

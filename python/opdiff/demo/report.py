@@ -64,8 +64,8 @@ def run_demo(folder: Path, seed: int, fault: str, fault_scale: float, console: O
     except OSError as error:  # an unwritable or full output folder
         console.print(f"[red]error:[/] cannot write the demo data to {folder}: {error.strerror or error}", soft_wrap=True)
         return 2
-    report: Report = opdiff.compare(paths["npu"], paths["golden"], fusion_rule=paths["rule"],
-                                    csv=folder / result_file_name())
+    report = opdiff.compare(paths["npu"], paths["golden"], fusion_rule=paths["rule"], csv=folder / result_file_name())
+    assert isinstance(report, Report), "the demo dumps full tensors"
     console.print(f"demo data in [bold]{folder}[/]: npu/ (fp16 Ascend dumps, fused ops), golden/ (fp32 .npy), "
                   f"model.json (fusion rule); the device run has a fault in [bold]{fault}[/]")
     print_report(report, console, csv_path=str(report.csv_path))

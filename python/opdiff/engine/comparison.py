@@ -5,7 +5,7 @@ Ctrl-C."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from opdiff._metrics import ALGORITHMS
 from opdiff.dumps.discovery import FileKind
@@ -15,6 +15,7 @@ from opdiff.engine.tensor_engine import Engine, EngineOptions
 from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
 from opdiff.report.result import Report
+from opdiff.report.statistics_result import StatisticsReport
 
 
 def compare(
@@ -35,7 +36,7 @@ def compare(
     csv: Optional[PathLike] = None,
     max_elements: int = 0,
     all_occurrences: bool = False,
-) -> Report:
+) -> Union[Report, StatisticsReport]:
     """Compare the dumps under `my` (NPU) with those under `golden` (golden .npy or NPU dumps).
 
     Rules are .om files, atc JSON files or FusionMap objects. Rows come back in Index order; every
@@ -58,7 +59,7 @@ def compare(
     if FileKind.STATISTICS in (my_index.kind, golden_index.kind):
         # Statistics dumps are compared statistic by statistic, with their own rows and report.
         notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
-        return compare_statistics(scenario, plans, my_index.folder, golden_index.folder,  # type: ignore[return-value]
+        return compare_statistics(scenario, plans, my_index.folder, golden_index.folder,
                                   notes + unused_dump_notes(my_index, plans, all_occurrences), csv=csv, threads=threads)
     columns = CsvColumns(
         algorithms=tuple(algorithms),

@@ -16,17 +16,22 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+import opdiff._core as _core
 from opdiff._metrics import Metrics
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.reader import numpy_dtype
+from opdiff.engine.tensor_engine import layout_views
+from opdiff.match.op_matching import OpPlan
+from opdiff.match.planning import RuleLike
+from opdiff.match.planning import plan as plan_ops
 from opdiff.report.single_op_result import BLOCK, ElementError, Histogram, SingleOpDetail, axes_of, coords_of
 
 # Histogram bins: exact zero, then decades 1e-10 .. 1e10 (the ends open), then NaN/Inf.
 DECADES = tuple(range(-10, 11))
 
 
-def _read(view) -> np.ndarray:
+def _read(view: "_core.TensorView") -> np.ndarray:
     out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
     view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
     return out
@@ -124,7 +129,7 @@ def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_d
             best.sort(key=lambda item: (item[0], item[1]), reverse=True)
             del best[top:]
 
-    def elements(best) -> Tuple[ElementError, ...]:
+    def elements(best: List[Tuple[float, int, float, float, float, float]]) -> Tuple[ElementError, ...]:
         return tuple(ElementError(flat, coords_of(flat, shape), mv, gv, a, r) for _, flat, mv, gv, a, r in best)
 
     extremes = [0.0 if math.isinf(v) else v for v in extremes]  # empty tensor
@@ -139,12 +144,13 @@ def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_d
 # ---------------------------------------------------------------- finding the pair, as compare does
 
 
-def _matches(plan, name: str) -> bool:
+def _matches(plan: OpPlan, name: str) -> bool:
     return name in (plan.op_name, plan.npu_dump) or escape_op_name(name) == escape_op_name(plan.op_name)
 
 
 def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", index: int = 0, top: int = 20,
-                     fusion_rule=None, close_fusion_rule=None, quant_fusion_rule=None, step: Optional[int] = None) -> SingleOpDetail:
+                     fusion_rule: RuleLike = None, close_fusion_rule: RuleLike = None, quant_fusion_rule: RuleLike = None,
+                     step: Optional[int] = None) -> SingleOpDetail:
     """The detail of tensor `role` `index` of NPU op `op`, paired with its golden as `opdiff.compare`
     pairs it (fusion rules as there). ValueError when the op, the tensor or its partner is missing.
 
@@ -157,9 +163,6 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     >>> detail.top_absolute[0].coords, detail.top_absolute[0].absolute
     ((1, 1, 0, 0), 2.0)
     """
-    from opdiff.match.planning import plan as plan_ops
-    from opdiff.engine.tensor_engine import layout_views
-
     if role not in ("input", "output"):
         raise ValueError(f"role must be input or output, got {role!r}")
     _, plans, my_index, _ = plan_ops(my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule,

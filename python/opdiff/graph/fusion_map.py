@@ -34,7 +34,7 @@ class InputRef(NamedTuple):
     """
 
     producer: str
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index, as NamedTuple allows
 
     def __str__(self) -> str:
         return f"{self.producer}:{self.index}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
 from google.protobuf.message import DecodeError
 
@@ -19,11 +19,11 @@ _DESC_KEYS = frozenset({pv.ORIGIN_NAME, pv.ORIGIN_OUTPUT_INDEX, pv.ORIGIN_FORMAT
 _Readers = Tuple[CompressedAttrReader, CompressedAttrReader]  # for op attributes, for output desc attributes
 
 
-def parse_model_def(payload: bytes, path: str, where: str = "MODEL_DEF") -> ge.ModelDef:
+def parse_model_def(payload: Union[bytes, memoryview], path: str, where: str = "MODEL_DEF") -> ge.ModelDef:
     """`payload` parsed as ge.proto.ModelDef; broken bytes raise GraphFormatError."""
     model_def = ge.ModelDef()
     try:
-        model_def.ParseFromString(payload)
+        model_def.ParseFromString(payload)  # type: ignore[arg-type]  # the C++ runtime takes any buffer; a copy of a large MODEL_DEF would double its memory
     except DecodeError as error:
         raise GraphFormatError(path, f"{where} is not a valid ge.proto.ModelDef protobuf ({error})") from None
     return model_def
@@ -60,6 +60,7 @@ def fusion_map_of_model_def(
 
 def _op(op_def: ge.OpDef, readers: Optional[_Readers], graph: str) -> Op:
     # Uncompressed maps are used as they are; `readers` is None then.
+    attrs: Mapping[str, ge.AttrDef]
     if readers is None:
         attrs, enumerated = op_def.attr, _NO_ENUMERATION
     else:
@@ -80,6 +81,7 @@ def _op(op_def: ge.OpDef, readers: Optional[_Readers], graph: str) -> Op:
 
 
 def _output_desc(desc: ge.TensorDescriptor, position: int, readers: Optional[_Readers]) -> OutputDesc:
+    attrs: Mapping[str, ge.AttrDef]
     if readers is None:
         attrs, enumerated = desc.attr, _NO_ENUMERATION
     else:

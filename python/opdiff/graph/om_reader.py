@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Optional, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 from opdiff.graph.attr_compression import AttrDictionary, dictionary_of
 from opdiff.graph.errors import GraphFormatError
@@ -89,7 +89,7 @@ def read_om(path: PathLike) -> OmModel:
     header = parse_header(data, source)
     submodels, notes = walk_submodels(data, header, source)
     view = memoryview(data)
-    model_defs = []
+    model_defs: List[Optional[ge.ModelDef]] = []
     for submodel in submodels:
         partition = submodel.find(PartitionType.MODEL_DEF)
         if partition is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_PATTERN
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
@@ -83,7 +83,7 @@ class QuantOutputKind(Enum):
 class QuantFilter:
     """Result of the quant filter: ops inside a quant/dequant pair are not compared."""
 
-    skipped_ops: frozenset
+    skipped_ops: FrozenSet[str]
     output_kinds: Mapping[str, Tuple[QuantOutputKind, ...]]
 
     def is_skipped(self, op_name: str) -> bool:

@@ -16,7 +16,7 @@ from opdiff.conventions.reference_messages import (
     no_ground_truth_for_tensor,
     no_my_dump_for_key,
 )
-from opdiff.dumps.discovery import DumpIndex, escape_op_name, is_sliced
+from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name, is_sliced
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
@@ -135,7 +135,7 @@ def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, lab
 
 def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
     if ":" in ref.producer:  # the reference accepts "name:index" with exactly one colon
-        return GoldenTarget(None, reason=invalid_input_reference(ref))
+        return GoldenTarget(None, reason=invalid_input_reference(str(ref)))
     producer = fm.producer(ref)
     if producer is None:
         return GoldenTarget(None, reason=f"[{label}] The input {ref} comes from an op the fusion rule does not have.")
@@ -231,6 +231,7 @@ def plan_by_op_name(my_index: DumpIndex, golden_index: DumpIndex) -> List[OpPlan
             reason = no_ground_truth_for_key(key)
             plans.append(OpPlan(number, number, "NaN", key, key, "*", None, missing_reason=reason))
             continue
+        assert isinstance(mine, NpuDumpName), "NPU vs NPU: both indexes hold NPU dump names"
         plans.append(OpPlan(number, number, mine.op_type, key, key, key, mine.path, positional_partner=theirs.path))
     return plans
 

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
 from opdiff.fileio.atomic import write_text
+from opdiff.report.findings import Finding
+from opdiff.report.result import Report
 from opdiff.report.json_writer import report_json
 from opdiff.report.verdict import VerdictLike
 
@@ -113,7 +115,7 @@ def render_html(document: Dict[str, Any]) -> str:
     return template
 
 
-def write_html_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Path:
+def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Path:
     """Write the HTML report of a Report (and the advisor's findings) through a temporary name.
 
     >>> import numpy as np, opdiff, tempfile, os

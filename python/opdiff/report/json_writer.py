@@ -16,6 +16,8 @@ from opdiff.report.reference_format import NOT_COMPUTED, format_metric
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import VerdictLike
 from opdiff.fileio.atomic import replacing
+from opdiff.report.findings import Finding
+from opdiff.report.result import Report
 
 SCHEMA_ID = "opdiff-report/1"
 SCHEMA_PATH = Path(__file__).parent / "schema" / "report.schema.json"
@@ -86,7 +88,7 @@ def write_json_document(document: Dict[str, Any], path: Path) -> Path:
     return Path(path)
 
 
-def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
+def report_json(report: Report, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
     """The JSON document of a Report (and the advisor's findings), pass and fail by `verdict`."""
     judge = report.verdict(verdict)
     algorithms = list(report.columns.algorithms)
@@ -107,12 +109,13 @@ def report_json(report, findings: Sequence[Any] = (), verdict: VerdictLike = Non
     }
 
 
-def write_json_report(report, path: Path, findings: Sequence[Any] = (), verdict: VerdictLike = None) -> Path:
+def write_json_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Path:
     """Write the JSON report through a temporary name."""
     return write_json_document(report_json(report, findings, verdict), path)
 
 
 def load_schema() -> Dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema: Dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
 
 

@@ -8,7 +8,7 @@ KL); two all-zero sides give the literal cosine ``1.0``; StandardDeviation print
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 from opdiff._metrics import Metrics, Note
 
@@ -36,7 +36,7 @@ def _standard_deviation(m: Metrics) -> str:
     return "({:.3f};{:.3f}),({:.3f};{:.3f})".format(*[_std(v) for v in m.standard_deviation])
 
 
-def format_metric(name: str, m: Metrics, values: Optional[Dict[str, object]] = None) -> str:
+def format_metric(name: str, m: Metrics, values: Optional[Mapping[str, object]] = None) -> str:
     """The reference's CSV text for metric `name` (one of opdiff.ALGORITHMS).
 
     >>> import numpy as np, opdiff

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, List, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from opdiff.fileio.atomic import replacing
 from opdiff.report.csv_writer import format_row
@@ -91,7 +91,7 @@ def _write_book(report: Report, judge: Verdict, partial: Path, row_limit: int, f
         summary.set_column(2, 5, 30)
         line = 0
 
-        def put(*cells: Any, style=None) -> None:
+        def put(*cells: Any, style: Optional[Any] = None) -> None:  # style: an xlsxwriter Format
             nonlocal line
             for col, value in enumerate(cells):
                 summary.write(line, col, value, style)
@@ -137,11 +137,11 @@ def _write_book(report: Report, judge: Verdict, partial: Path, row_limit: int, f
                 verdict_cell = "" if row.metrics is None else "fail" if id(row) in failing else "pass"
                 extra = ["" if row.metrics is None else repr(row.metrics.norm_ratio_error), verdict_cell]
                 for col, text in enumerate(format_row(row, report.columns) + extra):
-                    value = _cell(text)
-                    if isinstance(value, float):
-                        sheet.write_number(r, col, value, style)
+                    cell = _cell(text)
+                    if isinstance(cell, float):
+                        sheet.write_number(r, col, cell, style)
                     else:
-                        sheet.write_string(r, col, value, style)
+                        sheet.write_string(r, col, cell, style)
             sheet.autofilter(0, 0, max(len(chunk), 1), len(header) - 1)
     finally:
         book.close()
