@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from opdiff.report.limit_text import limit_metric, parse_limit
 from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
 
 #: The statistics metrics by name (``--fail-under NAME=VALUE``), each a StatisticsDifferences field;
@@ -73,16 +74,12 @@ class StatisticsThreshold:
     @classmethod
     def parse(cls, text: str) -> "StatisticsThreshold":
         """From ``METRIC=VALUE``."""
-        name, _, value = text.partition("=")
-        try:
-            return cls(name.strip(), float(value))
-        except ValueError as error:
-            raise ValueError(f"bad threshold {text!r}: {error}; expected METRIC=VALUE, e.g. MeanNormDiff=0.001") from None
+        return cls(*parse_limit(text, "MeanNormDiff=0.001"))
 
 
 def is_statistics_threshold(text: str) -> bool:
     """Whether a ``--fail-under`` text names a statistics metric."""
-    return text.partition("=")[0].strip() in STATISTICS_METRICS
+    return limit_metric(text) in STATISTICS_METRICS
 
 
 @lru_cache(maxsize=256)  # asked for every row; a comparison has a handful of type pairs

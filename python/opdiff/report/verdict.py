@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from opdiff._metrics import ALGORITHMS, Metrics
+from opdiff.report.limit_text import parse_limit
 from opdiff.report.rows import CompareRow
 
 # Metrics where a larger value is better; for the others a larger value is worse.
@@ -71,11 +72,7 @@ class Threshold:
     @classmethod
     def parse(cls, text: str) -> "Threshold":
         """From ``METRIC=VALUE`` (``--fail-under``)."""
-        name, _, value = text.partition("=")
-        try:
-            return cls(name.strip(), float(value))
-        except ValueError as error:
-            raise ValueError(f"bad threshold {text!r}: {error}; expected METRIC=VALUE, e.g. CosineSimilarity=0.99") from None
+        return cls(*parse_limit(text, "CosineSimilarity=0.99"))
 
 
 REFERENCE_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.99),)
