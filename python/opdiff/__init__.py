@@ -31,6 +31,9 @@ _EXPORTS = {
     "read_graph": "opdiff.graph",
     "Report": "opdiff.comparison",
     "compare": "opdiff.comparison",
+    "RunsRequest": "opdiff.runs",
+    "RunsSummary": "opdiff.runs",
+    "compare_runs": "opdiff.runs",
 }
 
 __all__ = [
@@ -42,8 +45,11 @@ __all__ = [
     "Note",
     "RawTensor",
     "Report",
+    "RunsRequest",
+    "RunsSummary",
     "SideStats",
     "compare",
+    "compare_runs",
     "metrics",
     "read_dump",
     "read_graph",
@@ -63,3 +69,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     from opdiff.comparison import Report, compare
     from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
     from opdiff.graph import read_graph
+    from opdiff.runs import RunsRequest, RunsSummary, compare_runs

@@ -78,6 +78,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when the output is a terminal)")
+    from opdiff.commands.compare_runs import add_arguments
+
+    add_arguments(parser)  # --scheduler and TLS: many runs (commands/compare_runs.py)
     parser.set_defaults(run=run)
 
 
@@ -153,6 +156,10 @@ def _run(args: argparse.Namespace) -> int:
         from opdiff.commands.single_op import run_single_op
 
         return run_single_op(args)
+    from opdiff.commands.compare_runs import run_many, wants_many_runs
+
+    if not args.map and wants_many_runs(args):  # a dump tree, a folder of rules or --scheduler
+        return run_many(args)
     try:
         formats = parse_report_formats(args.report)
         from opdiff.commands.compare_statistics import split_fail_under

@@ -1,0 +1,59 @@
+"""What runs on a cluster worker: its view of ``-m``/``-g`` (paths as it spells them, under its
+roots) and the comparison of one run. Workers need only ``opdiff[cluster]`` of the client's version."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from opdiff.runs.plan import SideViews
+from opdiff.runs.roots import Roots
+from opdiff.runs.task import RunOutcome, RunTask, compare_run, view_sides
+from opdiff.runs.tree import SideView
+
+# Test-only switch: a worker with this variable set to N exits (as if killed) when it starts its
+# (N+1)-th run, so that the loss of a worker mid-job can be tested deterministically.
+EXIT_AFTER_RUNS_VARIABLE = "OPDIFF_TEST_EXIT_AFTER_RUNS"
+_RUN_COUNTER = "opdiff-test-runs-started"
+
+
+@dataclass(frozen=True)
+class WorkerReply:
+    views: SideViews
+    version: str
+    threads: int
+
+
+def worker_views(my: str, golden: str, step: Optional[int], client_version: str) -> WorkerReply:
+    """This worker's view of both sides; a client of another opdiff version sees nothing here."""
+    from distributed import get_worker
+
+    from opdiff import __version__
+
+    threads = get_worker().state.nthreads
+    if client_version != __version__:
+        refused = SideView(my, error=f"opdiff {__version__} on this worker, {client_version} on the client")
+        return WorkerReply(SideViews(refused, SideView(golden, error=refused.error)), __version__, threads)
+    return WorkerReply(SideViews(*view_sides(my, golden, step, Roots.of_process())), __version__, threads)
+
+
+def worker_compare(task: RunTask) -> RunOutcome:
+    """Compare one run with the folders this worker sees."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    _exit_when_told(Path(worker.local_directory))
+    return compare_run(task, worker.address, Roots.of_process())
+
+
+def _exit_when_told(scratch: Path) -> None:
+    limit = os.environ.get(EXIT_AFTER_RUNS_VARIABLE)
+    if not limit:
+        return
+    counter = scratch / _RUN_COUNTER
+    started = int(counter.read_text()) if counter.exists() else 0
+    if started >= int(limit):
+        os._exit(70)  # no cleanup, as a killed process
+    counter.write_text(str(started + 1))
