@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cluster.add_argument("--tls-ca-file", metavar="PEM", help="the CA that signed the cluster's certificates")
     cluster.add_argument("--tls-cert", metavar="PEM", help="this client's certificate (default: Dask's configuration)")
     cluster.add_argument("--tls-key", metavar="PEM", help="this client's private key")
+    cluster.add_argument("--lost-after", metavar="SECONDS", type=float, default=10.0,
+                         help="report a run as not compared when no worker that sees its files has been alive for "
+                         "this long, and the cluster as lost when the scheduler has been out of reach as long (default 10)")
 
 
 def wants_many_runs(args: argparse.Namespace) -> bool:
@@ -126,6 +129,6 @@ def _executor(args: argparse.Namespace, errors):
         errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
     security = tls_security(args.tls_ca_file, args.tls_cert, args.tls_key)
     try:
-        return ClusterExecutor(args.scheduler, security)
+        return ClusterExecutor(args.scheduler, security, lost_after=args.lost_after)
     except ClusterError as error:
         raise _ClusterUnreachable(str(error)) from None
