@@ -20,7 +20,7 @@ from opdiff.runs.local import INTERRUPTED
 from opdiff.runs.plan import SideViews
 from opdiff.runs.task import RunOutcome, RunTask
 from opdiff.runs.tree import SideView
-from opdiff.runs.worker import WorkerReply, worker_compare, worker_views
+from opdiff.runs.worker import WorkerReply, unpack_outcome, worker_compare, worker_views
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -126,8 +126,7 @@ class ClusterExecutor:
 
     def _outcome(self, future: "Future", task: RunTask) -> RunOutcome:
         if future.status == "finished":
-            outcome: RunOutcome = future.result()
-            return outcome
+            return unpack_outcome(future.result())
         if future.status == "error":
             error = future.exception()
             lost = type(error).__name__ == "KilledWorker"
