@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 

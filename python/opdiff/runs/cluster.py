@@ -43,13 +43,14 @@ class ClusterExecutor:
         self.lost_after = lost_after
         self.warnings: List[str] = []
         try:
-            self.client: "Client" = Client(address, security=security, timeout=connect_timeout, set_as_default=False)
+            self.client: "Client" = Client(  # type: ignore[no-untyped-call]
+                address, security=security, timeout=connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:  # ValueError: a tls:// address without certificates
             raise ClusterError(f"cannot connect to the scheduler at {address}: {error}") from None
 
     def close(self) -> None:
         try:
-            self.client.close(timeout=5)
+            self.client.close(timeout=5)  # type: ignore[no-untyped-call]
         except Exception:  # noqa: BLE001 - closing a client whose scheduler is gone may fail any way; nothing to keep
             pass
 
@@ -78,7 +79,7 @@ class ClusterExecutor:
         return views
 
     def execute(self, tasks: Sequence[RunTask], on_outcome: OnOutcome) -> Execution:
-        pending: Dict["Future", RunTask] = {}
+        pending: Dict["Future[bytes]", RunTask] = {}
         try:
             for task in tasks:
                 future = self.client.submit(worker_compare, task, workers=[place.location for place in task.run.places],
@@ -90,12 +91,12 @@ class ClusterExecutor:
             self._cancel(pending)
             return Execution(JobEnd.INTERRUPTED, INTERRUPTED)
 
-    def _collect(self, pending: Dict["Future", RunTask], on_outcome: OnOutcome) -> Execution:
-        stranded: Dict["Future", float] = {}
+    def _collect(self, pending: Dict["Future[bytes]", RunTask], on_outcome: OnOutcome) -> Execution:
+        stranded: Dict["Future[bytes]", float] = {}
         unreachable_since: Optional[float] = None
         checked = 0.0
         while pending:
-            done = [future for future in pending if future.done()]
+            done = [future for future in pending if future.done()]  # type: ignore[no-untyped-call]
             for future in done:
                 on_outcome(self._outcome(future, pending.pop(future)))
                 stranded.pop(future, None)
@@ -124,11 +125,11 @@ class ClusterExecutor:
                 time.sleep(POLL_SECONDS)
         return Execution()
 
-    def _outcome(self, future: "Future", task: RunTask) -> RunOutcome:
+    def _outcome(self, future: "Future[bytes]", task: RunTask) -> RunOutcome:
         if future.status == "finished":
             return unpack_outcome(future.result())
         if future.status == "error":
-            error = future.exception()
+            error = future.exception()  # type: ignore[no-untyped-call]
             lost = type(error).__name__ == "KilledWorker"
             reason = "workers died running it (the scheduler gave up on it)" if lost else f"failed on the worker: {error!r}"
             return RunOutcome(task.key, reason=reason, lost=lost)
@@ -142,10 +143,10 @@ class ClusterExecutor:
         except (OSError, TimeoutError):
             return None
 
-    def _cancel(self, pending: Dict["Future", RunTask]) -> None:
+    def _cancel(self, pending: Dict["Future[bytes]", RunTask]) -> None:
         if not pending:
             return
         try:
-            self.client.cancel(list(pending), force=True)
+            self.client.cancel(list(pending), force=True)  # type: ignore[no-untyped-call]
         except Exception:  # noqa: BLE001 - a lost scheduler cannot cancel; the futures die with the client
             pass

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, List, Optional, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Union
 
 from opdiff.report.csv_writer import ReferenceCsvWriter
 from opdiff.report.runs_json import write_summary_json
@@ -20,6 +20,9 @@ from opdiff.runs.plan import RunPlan, plan_runs
 from opdiff.runs.rules import RuleSet, read_rules
 from opdiff.runs.summary import SummaryBuilder
 from opdiff.runs.task import CompareOptions, RunOutcome, RunTask
+
+if TYPE_CHECKING:
+    from opdiff.comparison import Report
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -109,7 +112,7 @@ def compare_runs(
     return summary
 
 
-def write_run_csv(report, path: Path) -> Path:  # report: opdiff.comparison.Report
+def write_run_csv(report: "Report", path: Path) -> Path:
     """The run's rows through the single comparison's CSV writer; whole or absent, even on Ctrl-C."""
     writer = ReferenceCsvWriter(path, report.columns)
     try:

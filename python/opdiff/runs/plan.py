@@ -13,7 +13,7 @@ location that sees both of its sides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Tuple
 
 from opdiff.runs.rules import RuleSet
 from opdiff.runs.tree import RunKey, SideView
@@ -123,7 +123,3 @@ def _no_view_message(flag: str, views: Mapping[str, SideView]) -> str:
         return reasons[0]
     return f"no worker sees {flag}: " + "; ".join(f"{reason}" for reason in reasons)
 
-
-def single_place(plan: RunPlan) -> Optional[Place]:
-    """The place of a plan of one run (None otherwise)."""
-    return plan.runs[0].places[0] if len(plan.runs) == 1 and not plan.skipped else None

@@ -25,7 +25,8 @@ def tls_security(ca_file: Optional[str], cert: Optional[str], key: Optional[str]
         raise ValueError("TLS needs all three of --tls-ca-file, --tls-cert and --tls-key")
     from distributed.security import Security
 
-    return Security(tls_ca_file=ca_file, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+    return Security(  # type: ignore[no-untyped-call]
+        tls_ca_file=ca_file, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
 
 
 def plain_address_warning(address: str) -> Optional[str]:
