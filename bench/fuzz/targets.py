@@ -23,7 +23,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 import opdiff
-from opdiff import _core
+import opdiff._core as _core
 from opdiff.dumps import DumpFormatError, Tensor, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number

@@ -17,7 +17,8 @@ __version__ = "0.1.0"
 # Every public name comes from the facade module opdiff.api, imported on first use.
 _EXPORTS = dict.fromkeys([
     "CORE_DTYPES", "RawTensor", "ALGORITHMS", "Metrics", "Note", "SideStats", "metrics", "simd_info", "DumpFile",
-    "DumpFormatError", "read_dump", "write_dump", "read_graph", "Report", "compare",
+    "DumpFormatError", "read_dump", "write_dump", "read_graph", "Report", "compare", "RunsRequest", "RunsSummary",
+    "compare_runs",
 ], "opdiff.api")
 
 __all__ = [
@@ -29,8 +30,11 @@ __all__ = [
     "Note",
     "RawTensor",
     "Report",
+    "RunsRequest",
+    "RunsSummary",
     "SideStats",
     "compare",
+    "compare_runs",
     "metrics",
     "read_dump",
     "read_graph",

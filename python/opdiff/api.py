@@ -15,6 +15,7 @@ from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
 from opdiff.engine.comparison import compare
 from opdiff.graph import read_graph
 from opdiff.report.result import Report
+from opdiff.runs import RunsRequest, RunsSummary, compare_runs
 
 __all__ = [
     "ALGORITHMS",
@@ -25,8 +26,11 @@ __all__ = [
     "Note",
     "RawTensor",
     "Report",
+    "RunsRequest",
+    "RunsSummary",
     "SideStats",
     "compare",
+    "compare_runs",
     "metrics",
     "read_dump",
     "read_graph",

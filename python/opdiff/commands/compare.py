@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from opdiff.commands.errors import print_error
+from opdiff.commands.compare_options import parse_algorithms, parse_ids, parse_verdict
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from opdiff.match.planning import RuleLike
-    from opdiff.report.verdict import Verdict
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -76,30 +76,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when the output is a terminal)")
+    from opdiff.commands.compare_runs import add_arguments
+
+    add_arguments(parser)  # --scheduler and TLS: many runs (commands/compare_runs.py)
     parser.set_defaults(run=run)
-
-
-def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
-    from opdiff._metrics import _resolve_algorithms
-
-    if not tokens:
-        return list(_resolve_algorithms(None))
-    items = [part.strip() for token in tokens for part in token.split(",") if part.strip()]
-    return list(_resolve_algorithms(items))
-
-
-def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: int) -> Optional[List[int]]:
-    """Fusion-rule ids selected by -r START,END,STEP or -s I1,I2,... (None: all)."""
-    if select_text:
-        return [int(part) for part in select_text.split(",") if part.strip()]
-    if range_text:
-        parts = [int(part) for part in range_text.split(",")]
-        if len(parts) != 3 or parts[0] < 1 or parts[2] < 1:
-            raise ValueError(f"-r wants START,END,STEP with START >= 1 and STEP >= 1, got {range_text!r}")
-        start, end, step = parts
-        end = last_id if end == -1 else end
-        return [i for i in range(start, end + 1) if (i - start) % step == 0 or i == end]
-    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,6 +105,10 @@ def _run(args: argparse.Namespace) -> int:
         from opdiff.commands.single_op import run_single_op
 
         return run_single_op(args)
+    from opdiff.commands.compare_runs import run_many, wants_many_runs
+
+    if not args.map and wants_many_runs(args):  # a dump tree, a folder of rules or --scheduler
+        return run_many(args)
     try:
         formats = parse_report_formats(args.report)
         from opdiff.commands.compare_statistics import split_fail_under
@@ -203,20 +187,6 @@ def _run(args: argparse.Namespace) -> int:
     if (args.fail or args.fail_under) and report.first_failure(judge) is not None:
         return ExitCode.THRESHOLDS
     return ExitCode.OK
-
-
-def parse_verdict(fail_under: Sequence[str], thresholds: str) -> "Optional[Verdict]":
-    """The verdict the flags ask for: ``--fail-under`` limits, the reference's rule, or None (the
-    report's default verdict)."""
-    from opdiff.report.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict
-
-    if fail_under:
-        if thresholds != "default":
-            raise ValueError("--fail-under gives the verdict's limits itself: it does not combine with --thresholds")
-        return ThresholdVerdict(tuple(Threshold.parse(text) for text in fail_under))
-    if thresholds == "reference":
-        return ThresholdVerdict(REFERENCE_THRESHOLDS, name="reference")
-    return None
 
 
 def write_mapping(args: argparse.Namespace, fusion_rule: "RuleLike", close_rule: "RuleLike", quant_rule: "RuleLike",

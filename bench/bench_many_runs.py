@@ -1,0 +1,130 @@
+"""Many runs: 64 runs of the demo network (64K-element first tensors, 8 devices x 8 steps, NPU
+fp16 dumps vs one fp32 golden folder through its fusion rule) compared on this machine, on a
+2-worker loopback Dask cluster (each worker holding 4 devices' dumps and a copy of the golden), and
+on a simulated 8-host cluster (8 worker processes, one device's tree each).
+
+    python bench/bench_many_runs.py [--devices 8] [--steps 8] [--image 64] [--workdir /tmp] [--keep]
+
+Reported per case: wall time of the whole job (discovery, placement, every run, every report
+written), time per run, scheduler overhead per run (cluster time minus local time, per run), and
+the bytes that travelled, from distributed's own counters: the client's batched stream to the
+scheduler (task submissions), the scheduler's batched streams to the workers, the workers' batched
+streams to the scheduler and their data transfers out (get_data: the packed results, counted once
+though they pass through the scheduler to the client). On a machine with fewer cores than workers
+the cluster cases show placement and traffic, not speed. Every cluster run's CSVs are checked
+byte for byte against the local run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+from opdiff.runs import RunsRequest, compare_runs
+from opdiff.runs.cluster import ClusterExecutor
+from opdiff.testing.dump_tree import DumpTree, Fault, write_dump_tree
+from opdiff.testing.local_cluster import local_cluster
+
+
+@dataclass
+class Case:
+    name: str
+    workers: int
+    seconds: float
+    runs: int
+    travelled: int
+    same_csvs: bool
+
+
+def _csvs(folder: Path) -> Dict[str, bytes]:
+    return {path.name.split("_result_")[0]: path.read_bytes() for path in folder.glob("*_result_*.csv")}
+
+
+def _worker_counters(dask_worker) -> int:  # runs on each worker (Client.run passes the Worker)
+    return int(dask_worker.transfer_outgoing_bytes_total + dask_worker.batched_stream.byte_count)
+
+
+def _scheduler_counters(dask_scheduler) -> int:  # runs on the scheduler
+    return int(sum(stream.byte_count for stream in dask_scheduler.stream_comms.values()))
+
+
+def _traffic(executor: ClusterExecutor) -> int:
+    client = executor.client
+    workers = sum(client.run(_worker_counters).values())
+    return int(client.scheduler_comm.byte_count) + int(client.run_on_scheduler(_scheduler_counters)) + workers
+
+
+def _hosts(tree: DumpTree, base: Path, groups: Sequence[Sequence[int]]) -> List[Path]:
+    hosts = []
+    for number, devices in enumerate(groups):
+        host = base / f"host{number}"
+        for device in devices:
+            shutil.copytree(tree.root / str(device), host / tree.root.name / str(device))
+        shutil.copytree(tree.golden, host / "golden")
+        hosts.append(host)
+    return hosts
+
+
+def run_cluster(name: str, tree: DumpTree, base: Path, groups: Sequence[Sequence[int]], local: Path) -> Case:
+    hosts = _hosts(tree, base / name, groups)
+    out = base / name / "out"
+    with local_cluster(base / name / "cluster", hosts) as cluster:
+        with ClusterExecutor(cluster.address) as executor:
+            start = time.perf_counter()
+            summary = compare_runs(RunsRequest(tree.root.name, "golden", tree.rule), out, executor=executor)
+            seconds = time.perf_counter() - start
+            travelled = _traffic(executor)
+    return Case(name, len(groups), seconds, len(summary.compared), travelled, _csvs(out) == _csvs(local))
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--image", type=int, default=64, help="image side: 64 gives 16 x 64 x 64 = 64K-element tensors")
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()))
+    parser.add_argument("--keep", action="store_true")
+    args = parser.parse_args(list(argv))
+    base = Path(tempfile.mkdtemp(prefix="opdiff-many-runs-", dir=args.workdir))
+    try:
+        tree = write_dump_tree(base / "data", devices=tuple(range(args.devices)), steps=tuple(range(args.steps)),
+                               fault=Fault(device=args.devices - 1, step=args.steps - 1), image_size=args.image)
+        runs = args.devices * args.steps
+        local_out = base / "local"
+        start = time.perf_counter()
+        summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule), local_out)
+        local = Case("local (core thread pool)", 0, time.perf_counter() - start, len(summary.compared), 0, True)
+        half = args.devices // 2
+        cases = [local,
+                 run_cluster("2-worker loopback cluster", tree, base, [range(half), range(half, args.devices)], local_out),
+                 run_cluster("simulated 8 hosts (8 workers, 8 trees)", tree, base,
+                             [[device] for device in range(args.devices)], local_out)]
+        print(f"{runs} runs of the demo network ({args.devices} devices x {args.steps} steps, {16 * args.image ** 2} "
+              f"elements in the largest tensors), {tree.dump_bytes / 2 ** 20:.1f} MiB of NPU dumps; "
+              f"{os.cpu_count()} cores{' (fewer than workers: the cluster rows show placement and traffic, not speed)' if (os.cpu_count() or 1) < 8 else ''}")
+        print()
+        print("| case | workers | runs compared | wall | per run | scheduler overhead per run (target < 20 ms) "
+              "| bytes that travelled (target < 1% of dumps) | CSVs as local |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for case in cases:
+            overhead = "" if case is local else f"{(case.seconds - local.seconds) / runs * 1e3:.1f} ms"
+            travelled = "" if case is local else f"{case.travelled:,} B ({case.travelled / tree.dump_bytes:.3%})"
+            print(f"| {case.name} | {case.workers or '-'} | {case.runs}/{runs} | {case.seconds:.2f} s | "
+                  f"{case.seconds / runs * 1e3:.1f} ms | {overhead} | {travelled} | {'yes' if case.same_csvs else 'NO'} |")
+        return 0 if all(case.same_csvs and case.runs == runs for case in cases) else 1
+    finally:
+        if args.keep:
+            print(f"data kept in {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

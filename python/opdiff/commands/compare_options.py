@@ -1,0 +1,43 @@
+"""Parsing what `opdiff compare` is given: the metrics (-alg), the op ids (-r, -s) and the verdict
+(--fail-under, --thresholds). One run (commands/compare.py) and many (commands/compare_runs.py)
+read the flags the same way."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from opdiff._metrics import _resolve_algorithms
+from opdiff.report.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
+
+
+def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
+    if not tokens:
+        return list(_resolve_algorithms(None))
+    items = [part.strip() for token in tokens for part in token.split(",") if part.strip()]
+    return list(_resolve_algorithms(items))
+
+
+def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: int) -> Optional[List[int]]:
+    """Fusion-rule ids selected by -r START,END,STEP or -s I1,I2,... (None: all)."""
+    if select_text:
+        return [int(part) for part in select_text.split(",") if part.strip()]
+    if range_text:
+        parts = [int(part) for part in range_text.split(",")]
+        if len(parts) != 3 or parts[0] < 1 or parts[2] < 1:
+            raise ValueError(f"-r wants START,END,STEP with START >= 1 and STEP >= 1, got {range_text!r}")
+        start, end, step = parts
+        end = last_id if end == -1 else end
+        return [i for i in range(start, end + 1) if (i - start) % step == 0 or i == end]
+    return None
+
+
+def parse_verdict(fail_under: Sequence[str], thresholds: str) -> Optional[Verdict]:
+    """The verdict the flags ask for: ``--fail-under`` limits, the reference's rule, or None (the
+    report's default verdict)."""
+    if fail_under:
+        if thresholds != "default":
+            raise ValueError("--fail-under gives the verdict's limits itself: it does not combine with --thresholds")
+        return ThresholdVerdict(tuple(Threshold.parse(text) for text in fail_under))
+    if thresholds == "reference":
+        return ThresholdVerdict(REFERENCE_THRESHOLDS, name="reference")
+    return None

@@ -1,0 +1,134 @@
+"""`opdiff compare` on many runs: a dump tree (or a folder of rules, or ``--scheduler``) goes to
+opdiff.runs; one CSV per run and ``summary_{ts}.json`` are written (docs/many-runs.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from opdiff.commands.errors import print_error
+from opdiff.commands.exit_codes import ExitCode
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    cluster = parser.add_argument_group("many runs on a Dask cluster (pip install \"opdiff[cluster]\")")
+    cluster.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("OPDIFF_SCHEDULER"),
+                         help="run on this Dask scheduler (tls://host:8786; default: $OPDIFF_SCHEDULER); "
+                         "-m and -g are then paths as the workers see them")
+    cluster.add_argument("--tls-ca-file", metavar="PEM", help="the CA that signed the cluster's certificates")
+    cluster.add_argument("--tls-cert", metavar="PEM", help="this client's certificate (default: Dask's configuration)")
+    cluster.add_argument("--tls-key", metavar="PEM", help="this client's private key")
+    cluster.add_argument("--lost-after", metavar="SECONDS", type=float, default=10.0,
+                         help="report a run as not compared when no worker that sees its files has been alive for "
+                         "this long, and the cluster as lost when the scheduler has been out of reach as long (default 10)")
+
+
+def wants_many_runs(args: argparse.Namespace) -> bool:
+    """A cluster, a folder of rules, or a side that holds more than one run: the many-run path."""
+    from opdiff.runs.tree import view_side
+
+    if args.scheduler:
+        return True
+    if any(path is not None and path.is_dir() for path in (args.fusion_rule_file, args.close_fusion_rule_file)):
+        return True
+    for side in (args.my_dump_path, args.golden_dump_path):
+        view = view_side(str(side), args.step)
+        if view.is_tree and len(view.runs) > 1:
+            return True
+    return False
+
+
+def run_many(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from opdiff.commands.compare_options import parse_algorithms, parse_verdict
+    from opdiff.report.formats import parse_report_formats
+    from opdiff.graph import GraphFormatError
+    from opdiff.report.runs_summary import JobEnd
+    from opdiff.runs.job import RunsRequest, compare_runs
+    from opdiff.runs.task import CompareOptions
+
+    errors, console = Console(stderr=True), Console()
+    try:
+        formats = parse_report_formats(args.report)
+        refused = [flag for flag, given in (("-advisor", args.advisor), ("-map", args.map), ("-r/-s", args.range or args.select),
+                                            ("--report xlsx", "xlsx" in formats)) if given]
+        if refused:
+            raise ValueError(f"{', '.join(refused)}: not with many runs; compare one run for that (-m RUN)")
+        if args.close_fusion_rule_file and not args.fusion_rule_file:
+            raise ValueError("-cf needs -f (the fusion-on model)")
+        if args.max_cmp_size < 0:
+            raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
+        verdict = parse_verdict(args.fail_under, args.thresholds)
+        options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection,
+                                 threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences)
+        request = RunsRequest(str(args.my_dump_path), str(args.golden_dump_path), args.fusion_rule_file,
+                              args.close_fusion_rule_file, args.quant_fusion_rule_file, args.step, options)
+        executor = _executor(args, errors)
+    except (ValueError, OSError, GraphFormatError) as error:
+        print_error(f"{error}", errors)
+        return ExitCode.BAD_INPUT
+    except _ClusterUnreachable as error:
+        print_error(f"{error}", errors)
+        return ExitCode.CLUSTER_LOST
+
+    def on_run(entry) -> None:
+        from rich.markup import escape
+
+        if entry.csv is None:
+            console.print(f"  [dim]{escape(entry.label)}: not compared: {escape(entry.reason or '')}[/]")
+            return
+        first = f", first at {escape(entry.first_failure.tensor)}" if entry.first_failure else ""
+        colour = "red" if entry.failed else "green"
+        console.print(f"  {escape(entry.label)}: {entry.compared} compared, [{colour}]{entry.failed} fail[/]{first}")
+
+    try:
+        for warning in getattr(executor, "warnings", ()):
+            errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
+        summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=on_run)
+    except (ValueError, OSError, GraphFormatError) as error:
+        print_error(f"{error}", errors)
+        return ExitCode.BAD_INPUT
+    finally:
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+    from opdiff.report.runs_console import print_summary
+
+    if "html" in formats and summary.path is not None:
+        from opdiff.report.runs_html import write_runs_html
+
+        write_runs_html(summary, summary.path.with_suffix(".html"))
+        console.print(f"html report: {summary.path.with_suffix('.html')}")
+    print_summary(summary, console)
+    if summary.end is JobEnd.INTERRUPTED:
+        return ExitCode.INTERRUPTED
+    if summary.end is JobEnd.CLUSTER_LOST:
+        return ExitCode.CLUSTER_LOST
+    if (args.fail or args.fail_under) and summary.failing:
+        return ExitCode.THRESHOLDS
+    return ExitCode.OK
+
+
+class _ClusterUnreachable(Exception):
+    pass
+
+
+def _executor(args: argparse.Namespace, errors):
+    """The local executor, or a connected cluster executor (warning about plain tcp:// beyond loopback)."""
+    if not args.scheduler:
+        from opdiff.runs.local import LocalExecutor
+
+        return LocalExecutor()
+    try:
+        from opdiff.runs.cluster import ClusterError, ClusterExecutor
+        from opdiff.runs.security import plain_address_warning, tls_security
+    except ImportError as error:
+        raise ValueError(f"--scheduler needs Dask distributed: pip install \"opdiff[cluster]\" ({error})") from None
+    warning = plain_address_warning(args.scheduler)
+    if warning:
+        errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
+    security = tls_security(args.tls_ca_file, args.tls_cert, args.tls_key)
+    try:
+        return ClusterExecutor(args.scheduler, security, lost_after=args.lost_after)
+    except ClusterError as error:
+        raise _ClusterUnreachable(str(error)) from None

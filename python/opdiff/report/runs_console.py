@@ -1,0 +1,68 @@
+"""The console report of many runs (rich): how many runs pass, each failing run and where it first
+breaks, the runs not compared with their reasons, and the tensors that fail in most runs."""
+
+from __future__ import annotations
+
+import math
+from typing import List, Optional
+
+from rich.console import Console, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from opdiff.report.runs_summary import RunsSummary, RunStatus
+
+MOST_FAILING = 10
+
+
+def _number(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:.6f}"
+
+
+def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
+    compared, failing = summary.compared, summary.failing
+    out: List[RenderableType] = [
+        "[bold]opdiff compare[/] (many runs)",
+        Text(f"  my:     {summary.my}\n  golden: {summary.golden}"),
+        f"  {len(summary.runs)} runs: {len(compared)} compared, [green]{len(compared) - len(failing)} pass[/], "
+        f"[red]{len(failing)} fail[/], {len(summary.not_compared)} not compared (verdict: {summary.verdict})",
+    ]
+    if not summary.complete:
+        out.append(Text.from_markup(f"[bold yellow]incomplete:[/] {escape(summary.stopped_by or 'stopped')}; "
+                                    f"{len(summary.missing)} run(s) missing"))
+    if failing:
+        table = Table(title="failing runs and where each first breaks", title_justify="left")
+        for column in ("run", "failing", "compared", "first failing op", "tensor"):
+            table.add_column(column, justify="right" if column in ("failing", "compared") else "left", overflow="fold")
+        for run in failing:
+            first = run.first_failure
+            table.add_row(Text(run.label), str(run.failed), str(run.compared), Text(first.op if first else ""),
+                          Text(first.tensor if first else ""))
+        out.append(table)
+    else:
+        out.append("[green]every compared run meets the verdict[/]" if compared else "[yellow]no run was compared[/]")
+    for run in summary.not_compared:
+        kind = "missing" if run.status is RunStatus.MISSING else "not compared"
+        out.append(Text.from_markup(f"  [dim]{kind}:[/] {escape(run.label)}: {escape(run.reason or '')}"))
+    worst = sorted((t for t in summary.tensors if t.failing_runs), key=lambda t: -len(t.failing_runs))[:MOST_FAILING]
+    if worst:
+        metric = summary.metrics[0]
+        table = Table(title=f"tensors failing in most runs ({metric} worst / median / best)", title_justify="left")
+        for column in ("tensor", "runs failing", "first failure in", "worst", "median", "best"):
+            table.add_column(column, justify="left" if column in ("tensor", "first failure in") else "right", overflow="fold")
+        for tensor in worst:
+            spread = tensor.spreads[0]
+            table.add_row(Text(tensor.tensor), f"{len(tensor.failing_runs)}/{len(tensor.cells)}",
+                          Text(", ".join(tensor.first_failure_in)), _number(spread.worst), _number(spread.median),
+                          _number(spread.best))
+        out.append(table)
+    if summary.path is not None:
+        out.append(Text(f"summary: {summary.path}"))
+    return out
+
+
+def print_summary(summary: RunsSummary, console: Optional[Console] = None) -> None:
+    console = console or Console()
+    for renderable in summary_renderables(summary):
+        console.print(renderable)

@@ -1,0 +1,99 @@
+"""One run of a plan, compared where its files are: the same function runs in this process or on a
+cluster worker. It calls the single comparison (`opdiff.compare`) and sends back the Report, rows
+and all; the caller writes every file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+
+from opdiff._metrics import ALGORITHMS
+from opdiff.graph import FusionMap
+from opdiff.runs.plan import Place, PlannedRun
+from opdiff.runs.roots import Roots
+from opdiff.runs.tree import RunKey, SideView, view_side
+
+if TYPE_CHECKING:
+    from opdiff.report.result import Report
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """What every run of a plan is compared with (the flags of ``opdiff compare``)."""
+
+    algorithms: Tuple[str, ...] = tuple(ALGORITHMS)
+    rtol: float = 1e-3
+    atol: float = 1e-5
+    overflow_detection: bool = False
+    ids: Optional[Tuple[int, ...]] = None
+    threads: Optional[int] = None
+    max_elements: int = 0
+    all_occurrences: bool = False
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """A planned run with its rules: everything a worker needs besides its files."""
+
+    run: PlannedRun
+    options: CompareOptions
+    fusion_rule: Optional[FusionMap] = None
+    close_fusion_rule: Optional[FusionMap] = None
+    quant_fusion_rule: Optional[FusionMap] = None
+
+    @property
+    def key(self) -> RunKey:
+        return self.run.key
+
+
+@dataclass
+class RunOutcome:
+    """A run's result: its Report, or the reason it was not compared. `interrupted`: Ctrl-C stopped it."""
+
+    key: RunKey
+    location: str = ""
+    report: Optional["Report"] = None
+    reason: Optional[str] = None
+    interrupted: bool = False
+    lost: bool = False  # its worker died (or the scheduler went) before it finished
+    notes: Sequence[str] = field(default_factory=tuple)
+
+
+def view_sides(my: str, golden: str, step: Optional[int], roots: Optional[Roots]) -> Tuple[SideView, SideView]:
+    """Both sides as this process sees them; a side outside `roots` is refused with the reason."""
+    views = []
+    for root in (my, golden):
+        refusal = roots.refusal(root) if roots is not None else None
+        views.append(SideView(root, error=refusal) if refusal else view_side(root, step))
+    return views[0], views[1]
+
+
+def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutcome:
+    """Compare `task`'s run with the folders `location` sees; refuses folders outside `roots`."""
+    from opdiff.engine.comparison import compare
+    from opdiff.graph import GraphFormatError
+    from opdiff.report.statistics_result import StatisticsReport
+
+    place = _place_at(task.run, location)
+    if place is None:
+        return RunOutcome(task.key, location, reason=f"{location} does not see run {task.key.label}")
+    for folder in (place.my, place.golden):
+        refusal = roots.refusal(folder) if roots is not None else None
+        if refusal is not None:
+            return RunOutcome(task.key, location, reason=refusal)
+    options = task.options
+    try:
+        report = compare(place.my, place.golden, fusion_rule=task.fusion_rule, close_fusion_rule=task.close_fusion_rule,
+                         quant_fusion_rule=task.quant_fusion_rule, algorithms=options.algorithms, rtol=options.rtol,
+                         atol=options.atol, overflow_detection=options.overflow_detection, ids=options.ids,
+                         threads=options.threads, max_elements=options.max_elements,
+                         all_occurrences=options.all_occurrences)
+    except (ValueError, OSError, GraphFormatError) as error:
+        return RunOutcome(task.key, location, reason=str(error))
+    if isinstance(report, StatisticsReport):
+        return RunOutcome(task.key, location, reason="statistics dumps: compare such a run on its own (opdiff compare -m RUN)")
+    return RunOutcome(task.key, location, report=report, interrupted=not report.complete)
+
+
+def _place_at(run: PlannedRun, location: str) -> Optional[Place]:
+    return next((place for place in run.places if place.location == location), None)

@@ -1,0 +1,101 @@
+"""Dump trees: which runs lie below a folder of the device layout
+``{dump_path}/{time}/{device}/{model}/{model_id}/{step}/`` (real-files.md), read from folder names only.
+
+A folder at the ``{model_id}`` level or below is one run (the newest step, or ``--step N``), as a
+single comparison takes it; a folder at the ``{model}``, ``{device}`` or ``{time}`` level is a tree: one
+run per (device, model, step) below it, every step included unless ``--step N`` restricts it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from opdiff.dumps.discovery import DumpLeaf, choose_leaf, find_leaves
+
+# A leaf this many folders below the root is at least at the {model} level: the root is a tree.
+TREE_DEPTH = 2
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """Which run a step folder holds: its device, model and step (folder names of the layout)."""
+
+    device: str
+    model: str
+    step: int
+
+    @property
+    def label(self) -> str:
+        """``{device}_{model}_{step}``, as the reference's batch mode starts its result names."""
+        return f"{self.device}_{self.model}_{self.step}"
+
+    @classmethod
+    def of_folder(cls, folder: str) -> "RunKey":
+        """The key a step folder's path gives (``.../{device}/{model}/{model_id}/{step}``); a folder
+        outside the layout (a flat golden folder, say) is its own model, on no device, step 0."""
+        parts = Path(os.path.abspath(folder)).parts
+        if len(parts) >= 5 and parts[-1].isdigit():
+            return cls(parts[-4], parts[-3], int(parts[-1]))
+        return cls("-", parts[-1] if parts else folder, 0)
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """One run of a tree and its step folder, as the machine that found it spells the path."""
+
+    key: RunKey
+    folder: str
+
+
+@dataclass(frozen=True)
+class SideView:
+    """What one machine sees of ``-m`` or ``-g``: a tree of runs, one run's folder, or an error."""
+
+    root: str
+    runs: Tuple[RunFolder, ...] = ()
+    single: Optional[str] = None
+    error: Optional[str] = None
+
+    @property
+    def is_tree(self) -> bool:
+        return self.error is None and self.single is None
+
+
+def view_side(root: str, step: Optional[int]) -> SideView:
+    """Discover what lies under `root` (relative paths against this process's working folder)."""
+    path = Path(root)
+    if not path.exists():
+        return SideView(root, error=f"{root}: no such file or folder")
+    if not path.is_dir():
+        return SideView(root, error=f"{root}: a dump folder is expected here")
+    leaves = find_leaves(path)
+    if not leaves:
+        return SideView(root, error=f"{root}: no dump files found")
+    depth = len(path.parts)
+    if all(len(leaf.folder.parts) - depth < TREE_DEPTH for leaf in leaves):
+        try:
+            return SideView(root, single=str(choose_leaf(path, leaves, step).folder))
+        except ValueError as error:
+            return SideView(root, error=str(error))
+    return _tree_view(root, leaves, depth, step)
+
+
+def _tree_view(root: str, leaves: List[DumpLeaf], depth: int, step: Optional[int]) -> SideView:
+    runs: dict[RunKey, RunFolder] = {}
+    for leaf in leaves:
+        if leaf.step is None or len(leaf.folder.parts) - depth < TREE_DEPTH:
+            return SideView(root, error=f"{leaf.folder}: dump files outside the layout "
+                                        "{time}/{device}/{model}/{model_id}/{step}/ of the tree at " + root)
+        key = RunKey.of_folder(str(leaf.folder))
+        if step is not None and key.step != step:
+            continue
+        if key in runs:
+            return SideView(root, error=f"{root}: two folders hold run {key.label} ({runs[key].folder} and "
+                                        f"{leaf.folder}); point at one {{time}} folder")
+        runs[key] = RunFolder(key, str(leaf.folder))
+    if not runs:
+        return SideView(root, error=f"{root}: no step {step} in this tree")
+    return SideView(root, runs=tuple(runs[key] for key in sorted(runs)))
