@@ -18,6 +18,7 @@ import numpy as np
 from opdiff.dumps.writer import Tensor, write_dump
 from opdiff.producers.file_names import FolderNames, device_file_name
 from opdiff.producers.lineage import Lineage
+from opdiff.producers.onnx_support import OnnxModel, OnnxTensor
 
 STREAM_ID = 0
 
@@ -46,7 +47,7 @@ def _stored(array: np.ndarray, layout: DeviceLayout, origin_name: str = "") -> T
 
 def write_device_dumps(
     folder: Path,
-    rewritten: "object",
+    rewritten: OnnxModel,
     tensors: Mapping[str, np.ndarray],
     lineage: Optional[Lineage],
     timestamp: int,
@@ -58,7 +59,7 @@ def write_device_dumps(
 
     folder.mkdir(parents=True, exist_ok=True)
     names = FolderNames(folder, timestamp)
-    initializers: Dict[str, "object"] = {init.name: init for init in rewritten.graph.initializer}
+    initializers: Dict[str, OnnxTensor] = {init.name: init for init in rewritten.graph.initializer}
     constants: Dict[str, np.ndarray] = {}
     written: List[DeviceFile] = []
     notes: List[str] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from opdiff.producers.onnx_support import OnnxModel
 
 
 def parse_fault(text: str) -> Tuple[str, float]:
@@ -22,7 +23,7 @@ def parse_fault(text: str) -> Tuple[str, float]:
         raise ValueError(f"--fault {text!r} is not NODE=SCALE") from None
 
 
-def scale_weights(model: "object", node_name: str, scale: float, share: float = 0.25) -> "object":
+def scale_weights(model: OnnxModel, node_name: str, scale: float, share: float = 0.25) -> OnnxModel:
     """A copy of `model` whose node `node_name` has the first `share` of its weight's output channels
     (input 1, axis 0: Conv filters, Gemm/MatMul rows) multiplied by `scale`; ValueError when the node
     is missing or its input 1 is not an initializer.

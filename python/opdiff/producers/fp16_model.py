@@ -14,6 +14,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
+from opdiff.producers.onnx_support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor
+
 FP16_SUFFIX = "__fp16"
 FP32_SUFFIX = "__fp32"
 
@@ -22,15 +24,15 @@ FP32_SUFFIX = "__fp32"
 class Fp16Model:
     """The converted model and the nodes kept in fp32."""
 
-    model: "object"
+    model: OnnxModel
     kept_fp32: List[str] = field(default_factory=list)
 
 
-def _opset(model: "object") -> int:
+def _opset(model: OnnxModel) -> int:
     return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
 
 
-def _allows_fp16(node: "object", index: int, opset: int, is_output: bool = False) -> bool:
+def _allows_fp16(node: OnnxNode, index: int, opset: int, is_output: bool = False) -> bool:
     """Whether input (or output) `index` of `node` may be fp16 per its schema (True when unknown)."""
     import onnx
 
@@ -49,7 +51,7 @@ def _allows_fp16(node: "object", index: int, opset: int, is_output: bool = False
     return "tensor(float16)" in allowed
 
 
-def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None) -> Fp16Model:
+def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None) -> Fp16Model:
     """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32.
 
     `types` (tensor -> ``"tensor(float)"`` etc., as :func:`opdiff.producers.onnx_runner.tensor_types`
@@ -90,11 +92,11 @@ def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optio
         if wants_fp32 and node.op_type not in ("Cast",):
             fp32_nodes.add(node.name)
 
-    def consumer_wants_fp16(node: "object", index: int) -> bool:
+    def consumer_wants_fp16(node: OnnxNode, index: int) -> bool:
         return node.name not in fp32_nodes and _allows_fp16(node, index, opset)
 
     # Initializers: fp16 where every reader takes fp16, fp32 where none does, both where mixed.
-    readers: Dict[str, List[Tuple["object", int]]] = {}
+    readers: Dict[str, List[Tuple[OnnxNode, int]]] = {}
     for node in graph.node:
         for index, tensor in enumerate(node.input):
             readers.setdefault(tensor, []).append((node, index))
@@ -118,7 +120,7 @@ def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optio
                 if w:
                     renamed_input[(node.name, index)] = half.name
 
-    nodes: List["object"] = []
+    nodes: List[OnnxNode] = []
     graph_inputs = {value.name for value in graph.input if value.name not in initializers}
     for value in graph.input:
         if value.name in graph_inputs and value.name in float_tensors:
@@ -174,7 +176,7 @@ def convert_to_fp16(model: "object", keep_fp32: Iterable[str] = (), types: Optio
     return Fp16Model(result, sorted(fp32_nodes))
 
 
-def _retype_initializer_inputs(graph: "object", initializers: List["object"]) -> None:
+def _retype_initializer_inputs(graph: OnnxGraph, initializers: List[OnnxTensor]) -> None:
     """IR 3 lists every initializer among the graph inputs too (IR 4 made that optional): such an
     input must declare the type its initializer now has, or ONNX Runtime refuses the model
     ("Tensor element type mismatch. 10 != 1")."""
@@ -184,7 +186,7 @@ def _retype_initializer_inputs(graph: "object", initializers: List["object"]) ->
             value.type.tensor_type.elem_type = types[value.name]
 
 
-def _convert_attributes(node: "object") -> None:
+def _convert_attributes(node: OnnxNode) -> None:
     from onnx import TensorProto, numpy_helper
 
     for attribute in node.attribute:

@@ -23,6 +23,7 @@ from opdiff.graph.quant import QuantNameKind, quant_text_kind
 from opdiff.producers.golden_writer import TensorOrigin
 from opdiff.producers.lineage import Lineage
 from opdiff.producers.model_prep import file_safe_name
+from opdiff.producers.onnx_support import OnnxModel
 
 
 def dtype_name(array: Optional[np.ndarray]) -> str:
@@ -65,7 +66,7 @@ def const_op_name(initializer: str) -> str:
     return name if quant_text_kind(name) is QuantNameKind.NONE else escape_op_name(name)
 
 
-def const_op_names(rewritten: "object", taken: Mapping[str, None]) -> Dict[str, str]:
+def const_op_names(rewritten: OnnxModel, taken: Mapping[str, None]) -> Dict[str, str]:
     """Initializer -> the name of its Const op (:func:`const_op_name`, distinct from node and input op names)."""
     used = {tensor for node in rewritten.graph.node for tensor in node.input}
     names: Dict[str, str] = {}
@@ -85,7 +86,7 @@ def const_op_names(rewritten: "object", taken: Mapping[str, None]) -> Dict[str, 
 
 def build_fusion_rule(
     model_name: str,
-    rewritten: "object",
+    rewritten: OnnxModel,
     rewritten_inputs: Mapping[str, str],
     lineage: Lineage,
     origins: Mapping[str, TensorOrigin],

@@ -16,6 +16,7 @@ import numpy as np
 
 from opdiff.dumps.writer import save_npy
 from opdiff.producers.file_names import FolderNames, golden_file_name
+from opdiff.producers.onnx_support import OnnxModel
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class TensorOrigin:
     index: int
 
 
-def tensor_origins(model: "object", input_names: Mapping[str, str]) -> Dict[str, TensorOrigin]:
+def tensor_origins(model: OnnxModel, input_names: Mapping[str, str]) -> Dict[str, TensorOrigin]:
     """Tensor name -> its producing op and output position, for every node output and real input
     of a prepared model (`input_names`: graph input -> its Data op name)."""
     origins = {tensor: TensorOrigin(op, 0) for tensor, op in input_names.items()}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from enum import Enum
 
 from opdiff.producers.light_models import load_light_model
+from opdiff.producers.onnx_support import OnnxModel
 from opdiff.producers.random_weights import randomize_weights
 
 IR3 = 3
@@ -26,7 +27,7 @@ class IrForm(str, Enum):
     CURRENT = "current"
 
 
-def in_ir_form(model: "object", form: IrForm) -> "object":
+def in_ir_form(model: OnnxModel, form: IrForm) -> OnnxModel:
     """A copy of `model` in `form` (same nodes, opsets and initializers).
 
     >>> import numpy as np
@@ -58,7 +59,7 @@ def in_ir_form(model: "object", form: IrForm) -> "object":
     return copy
 
 
-def light_model_in_form(name: str, form: IrForm, seed: int = 0) -> "object":
+def light_model_in_form(name: str, form: IrForm, seed: int = 0) -> OnnxModel:
     """Light model `name` of the onnx wheel with seeded random weights, in `form`.
 
     >>> light_model_in_form("squeezenet", IrForm.IR3).ir_version  # doctest: +SKIP

@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import List
 
+from opdiff.producers.onnx_support import OnnxModel
+
 _PREFIX = "light_"
 
 
@@ -39,7 +41,7 @@ def light_model_path(name: str) -> Path:
     return path
 
 
-def load_light_model(name: str) -> "object":
+def load_light_model(name: str) -> OnnxModel:
     """Light model `name` as a ModelProto."""
     import onnx
 

@@ -26,6 +26,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from opdiff.producers.golden_writer import TensorOrigin
+from opdiff.producers.onnx_support import OnnxModel, OnnxNode
 
 PASS_THROUGH = ("Cast", "DequantizeLinear", "Identity")
 _VALUE_KEEPING = ("Cast", "Identity")  # ops whose input holds their output's values (up to rounding)
@@ -62,7 +63,7 @@ class Lineage:
         return sum(origin is not None for origin in counted) / len(counted)
 
 
-def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rewritten: "object", rewritten_inputs: Mapping[str, str]) -> Lineage:
+def recover_lineage(original: OnnxModel, origins: Mapping[str, TensorOrigin], rewritten: OnnxModel, rewritten_inputs: Mapping[str, str]) -> Lineage:
     """The lineage of every node of `rewritten` in terms of `original`.
 
     `origins` maps the original graph's tensors to their golden op and index (node outputs and the
@@ -137,7 +138,7 @@ def recover_lineage(original: "object", origins: Mapping[str, TensorOrigin], rew
     return Lineage(nodes, tensor_origins, unassigned, _activations(rewritten, rewritten_inputs))
 
 
-def _rectified_by_quantization(rewritten: "object", dequantized: Mapping[str, str]) -> Dict[str, str]:
+def _rectified_by_quantization(rewritten: OnnxModel, dequantized: Mapping[str, str]) -> Dict[str, str]:
     """DequantizeLinear output -> the Relu output it holds, where the quantizer clipped at zero.
 
     ONNX Runtime quantizes the input of a Relu with the Relu's own range (they share scale and
@@ -149,7 +150,7 @@ def _rectified_by_quantization(rewritten: "object", dequantized: Mapping[str, st
 
     initializers = {init.name: init for init in rewritten.graph.initializer}
     quantizers = {node.output[0]: node for node in rewritten.graph.node if node.op_type == "QuantizeLinear" and node.output}
-    readers: Dict[str, List["object"]] = {}
+    readers: Dict[str, List[OnnxNode]] = {}
     for node in rewritten.graph.node:
         for tensor in node.input:
             readers.setdefault(tensor, []).append(node)
@@ -170,7 +171,7 @@ def _rectified_by_quantization(rewritten: "object", dequantized: Mapping[str, st
     return found
 
 
-def _activations(rewritten: "object", inputs: Mapping[str, str]) -> Set[str]:
+def _activations(rewritten: OnnxModel, inputs: Mapping[str, str]) -> Set[str]:
     reached = set(inputs)
     for node in rewritten.graph.node:  # graph order is topological
         if any(tensor in reached for tensor in node.input):
@@ -179,14 +180,14 @@ def _activations(rewritten: "object", inputs: Mapping[str, str]) -> Set[str]:
 
 
 def _map_back_through_casts(
-    rewritten: "object",
+    rewritten: OnnxModel,
     tensor_origins: Dict[str, Optional[TensorOrigin]],
     outputs_by_node: Dict[str, List[Optional[TensorOrigin]]],
     names_by_node: Dict[str, List[str]],
 ) -> None:
     # A node that writes a new tensor which only Casts read, into original tensors, computed those
     # values: it takes the Cast output's origin and the original op name, the Cast keeps the origin only.
-    consumers: Dict[str, List["object"]] = {}
+    consumers: Dict[str, List[OnnxNode]] = {}
     for node in rewritten.graph.node:
         for tensor in node.input:
             consumers.setdefault(tensor, []).append(node)
@@ -210,7 +211,7 @@ def _map_back_through_casts(
 
 
 def _map_back_through_requantized_outputs(
-    rewritten: "object",
+    rewritten: OnnxModel,
     origins: Mapping[str, TensorOrigin],
     tensor_origins: Dict[str, Optional[TensorOrigin]],
     outputs_by_node: Dict[str, List[Optional[TensorOrigin]]],
@@ -239,8 +240,8 @@ def _map_back_through_requantized_outputs(
             names_by_node[node.name].remove(origin.op)
 
 
-def _assign_vanished(original: "object", surviving: Set[str], produced: Mapping[str, str], names_by_node: Dict[str, List[str]]) -> List[str]:
-    consumers: Dict[str, List["object"]] = {}
+def _assign_vanished(original: OnnxModel, surviving: Set[str], produced: Mapping[str, str], names_by_node: Dict[str, List[str]]) -> List[str]:
+    consumers: Dict[str, List[OnnxNode]] = {}
     for node in original.graph.node:
         for tensor in node.input:
             consumers.setdefault(tensor, []).append(node)
@@ -257,7 +258,7 @@ def _assign_vanished(original: "object", surviving: Set[str], produced: Mapping[
     return unassigned
 
 
-def _first_surviving_consumer(start: "object", consumers: Mapping[str, Sequence["object"]], vanished: Set[str], produced: Mapping[str, str]) -> Optional[str]:
+def _first_surviving_consumer(start: OnnxNode, consumers: Mapping[str, Sequence[OnnxNode]], vanished: Set[str], produced: Mapping[str, str]) -> Optional[str]:
     """Breadth-first from `start` through vanished nodes to the rewritten node producing the first
     surviving original tensor it flows into."""
     queue = deque([start])

@@ -8,6 +8,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from opdiff.producers.onnx_support import OnnxModel
+
 
 @dataclass(frozen=True)
 class InputSpec:
@@ -22,7 +24,7 @@ class InputSpec:
     dynamic: Tuple[str, ...] = ()
 
 
-def input_specs(model: "object") -> List[InputSpec]:
+def input_specs(model: OnnxModel) -> List[InputSpec]:
     """The real inputs of `model` (graph inputs that are not initializers), in graph order.
 
     >>> from onnx import helper, TensorProto
@@ -98,9 +100,11 @@ def load_inputs(specs: Sequence[InputSpec], files: Mapping[str, Path], seed: Opt
     if unknown:
         raise ValueError(f"--input names no model input: {', '.join(unknown)} (inputs: {', '.join(sorted(known))})")
     missing = [spec for spec in specs if spec.name not in files]
-    if missing and seed is None:
-        raise ValueError(f"no value for input(s) {', '.join(s.name for s in missing)}: give --input NAME=FILE.npy or --random-inputs SEED")
-    feeds = random_inputs(missing, seed) if missing else {}
+    feeds: Dict[str, np.ndarray] = {}
+    if missing:
+        if seed is None:
+            raise ValueError(f"no value for input(s) {', '.join(s.name for s in missing)}: give --input NAME=FILE.npy or --random-inputs SEED")
+        feeds = random_inputs(missing, seed)
     notes = [f"input {spec.name}: dynamic dims {', '.join(spec.dynamic)} set to 1" for spec in missing if spec.dynamic]
     for spec in specs:
         if spec.name not in files:

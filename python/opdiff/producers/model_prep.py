@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Set, Tuple
 
 from opdiff.dumps.discovery import escape_op_name
+from opdiff.producers.onnx_support import OnnxModel
 
 # Characters a dump or golden file name keeps (escape_op_name turns . / \ and space into _).
 _UNSAFE = re.compile(r"[^A-Za-z0-9_./\\ -]")
@@ -39,12 +40,12 @@ class Rename:
 class PreparedModel:
     """A model copy with dump-safe node names, and the renames done (for the run's notes)."""
 
-    model: "object"  # onnx.ModelProto; typed loosely so that this module imports without onnx
+    model: OnnxModel
     renames: List[Rename] = field(default_factory=list)
     input_names: Dict[str, str] = field(default_factory=dict)  # graph input -> its golden op name
 
 
-def prepare_model(model: "object") -> PreparedModel:
+def prepare_model(model: OnnxModel) -> PreparedModel:
     """A copy of `model` whose node names are unique, file-safe and distinct once escaped.
 
     Graph inputs keep their names; their golden op name is the file-safe input name, and nodes are
@@ -85,7 +86,7 @@ def _unique(wanted: str, taken: Set[str]) -> str:
     return f"{wanted}_{suffix}"
 
 
-def exposed_copy(model: "object") -> Tuple["object", List[str]]:
+def exposed_copy(model: OnnxModel) -> Tuple[OnnxModel, List[str]]:
     """A copy of `model` with every node output added as a graph output, and those tensor names
     in node order (graph outputs included once).
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from opdiff.dumps.writer import save_npy
 from opdiff.fileio.atomic import write_bytes, write_text
+from opdiff.graph import FusionMap
 from opdiff.producers.device_dump import DeviceLayout, write_device_dumps
 from opdiff.producers.fault_injection import scale_weights
 from opdiff.producers.file_names import timestamp_now
@@ -34,7 +35,7 @@ from opdiff.producers.golden_writer import tensor_origins, write_golden
 from opdiff.producers.lineage import recover_lineage
 from opdiff.producers.model_prep import file_safe_name, prepare_model
 from opdiff.producers.onnx_runner import Optimization, optimize_model, run_exposing_all, tensor_types
-from opdiff.producers.onnx_support import require_onnx
+from opdiff.producers.onnx_support import OnnxModel, require_onnx
 
 PathLike = Union[str, "os.PathLike[str]"]
 GOLDEN_FOLDER = "golden"
@@ -97,13 +98,13 @@ class DumpResult:
 
 
 def dump_onnx(
-    model: Union[PathLike, "object"],
+    model: Union[PathLike, OnnxModel],
     folder: PathLike,
     feeds: Mapping[str, np.ndarray],
     options: DumpOptions = DumpOptions(),
     *,
     name: str = "",
-    reference: Optional["object"] = None,
+    reference: Optional[OnnxModel] = None,
 ) -> DumpResult:
     """Run `model` (a path or a ModelProto) with `feeds` and write its tensors under `folder`.
 
@@ -184,7 +185,7 @@ def dump_onnx(
     return result
 
 
-def quant_filter_notes(fusion_map: "object") -> List[str]:
+def quant_filter_notes(fusion_map: FusionMap) -> List[str]:
     """A note naming the ops of a rule that the reference's quant filter would skip: an ONNX graph's
     names should never look like Ascend quant layers (see fusion_rule.const_op_name)."""
     from opdiff.graph import quant_filter
@@ -196,7 +197,7 @@ def quant_filter_notes(fusion_map: "object") -> List[str]:
             f"and will not compare them: {', '.join(skipped[:10])}"]
 
 
-def _save_model(model: "object", target: Path) -> Path:
+def _save_model(model: OnnxModel, target: Path) -> Path:
     return write_bytes(target, model.SerializeToString())
 
 

@@ -19,6 +19,7 @@ from typing import Dict, List, Mapping, Optional, Set
 import numpy as np
 
 from opdiff.producers.model_prep import exposed_copy
+from opdiff.producers.onnx_support import OnnxModel, OrtOptimizationLevel, OrtSessionOptions
 
 
 class Optimization(str, Enum):
@@ -29,7 +30,7 @@ class Optimization(str, Enum):
     EXTENDED = "extended"
     ALL = "all"
 
-    def ort_level(self) -> "object":
+    def ort_level(self) -> OrtOptimizationLevel:
         import onnxruntime as ort
 
         return {
@@ -51,7 +52,7 @@ class TensorRun:
     run_seconds: float
 
 
-def session_options(level: Optimization, *, threads: int = 0, optimized_path: Optional[Path] = None) -> "object":
+def session_options(level: Optimization, *, threads: int = 0, optimized_path: Optional[Path] = None) -> OrtSessionOptions:
     """SessionOptions at `level`, quiet (errors only), `threads` intra-op threads (0 = ORT's default)."""
     import onnxruntime as ort
 
@@ -66,7 +67,7 @@ def session_options(level: Optimization, *, threads: int = 0, optimized_path: Op
     return options
 
 
-def optimize_model(model: "object", level: Optimization, *, threads: int = 0) -> "object":
+def optimize_model(model: OnnxModel, level: Optimization, *, threads: int = 0) -> OnnxModel:
     """The graph ONNX Runtime runs for `model` at `level` (a ModelProto), read back from the file the
     session writes (fused nodes such as ``FusedConv`` live in the ``com.microsoft`` domain).
     """
@@ -83,7 +84,7 @@ def optimize_model(model: "object", level: Optimization, *, threads: int = 0) ->
     return optimized
 
 
-def _drop_orphan_inputs(model: "object", fed_inputs: Set[str]) -> None:
+def _drop_orphan_inputs(model: OnnxModel, fed_inputs: Set[str]) -> None:
     """Remove graph inputs that are not among `fed_inputs` (the original's inputs without an
     initializer) and that no node reads: onnxruntime 1.17 drops an unused initializer of an IR-3
     graph (resnet50's ``OC2_DUMMY_1``) but keeps its graph input, and a session then asks to be fed it."""
@@ -95,7 +96,7 @@ def _drop_orphan_inputs(model: "object", fed_inputs: Set[str]) -> None:
         graph.input.extend(kept)
 
 
-def tensor_types(model: "object") -> Dict[str, str]:
+def tensor_types(model: OnnxModel) -> Dict[str, str]:
     """The element type ONNX Runtime gives every input and node output of `model` (``"tensor(float)"``
     etc.), read from a session over the exposed copy; works for ops onnx's shape inference does not
     know (ONNX Runtime's fused ops)."""
@@ -106,7 +107,7 @@ def tensor_types(model: "object") -> Dict[str, str]:
     return {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
 
 
-def hollow_copy(model: "object", *, keep_bytes: int = 4096) -> "object":
+def hollow_copy(model: OnnxModel, *, keep_bytes: int = 4096) -> OnnxModel:
     """A copy of `model` whose initializers larger than `keep_bytes` became typed graph inputs:
     the same graph for type inference, without copying hundreds of MB of weights (small ones,
     such as Reshape's shape tensors, stay: shapes may depend on their values)."""
@@ -132,7 +133,7 @@ def hollow_copy(model: "object", *, keep_bytes: int = 4096) -> "object":
     return hollow
 
 
-def run_exposing_all(model: "object", feeds: Mapping[str, np.ndarray], *, threads: int = 0) -> TensorRun:
+def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threads: int = 0) -> TensorRun:
     """Run `model` as it is (no optimisation) and return every node output and the inputs.
 
     >>> import numpy as np

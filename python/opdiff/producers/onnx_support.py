@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Tuple
+from typing import Any, Tuple
+
+# The ONNX objects that cross this package's functions. onnx is an optional extra, imported inside
+# functions only, so these are Any: the check then reads the same with or without onnx (and with any
+# supported version of it) installed, and onnxruntime ships no type information at all.
+OnnxModel = Any  # onnx.ModelProto
+OnnxGraph = Any  # onnx.GraphProto
+OnnxNode = Any  # onnx.NodeProto
+OnnxTensor = Any  # onnx.TensorProto (an initializer, or a node's tensor attribute)
+OrtSessionOptions = Any  # onnxruntime.SessionOptions
+OrtOptimizationLevel = Any  # onnxruntime.GraphOptimizationLevel
 
 INSTALL_HINT = 'pip install "opdiff[onnx]"  (onnx>=1.15 and onnxruntime>=1.17)'
 

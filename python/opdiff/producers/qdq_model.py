@@ -16,6 +16,7 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 import numpy as np
 
 from opdiff.producers.model_prep import prepare_model
+from opdiff.producers.onnx_support import OnnxModel
 
 
 # The compute ops an Ascend quantized model runs in int8 (AMCT quantizes the layers with weights and
@@ -41,7 +42,7 @@ class _Feeds:
         pass
 
 
-def quantize_qdq(model: "object", calibration: Sequence[Mapping[str, np.ndarray]], *, per_channel: bool = False, op_types: Optional[List[str]] = None) -> "object":
+def quantize_qdq(model: OnnxModel, calibration: Sequence[Mapping[str, np.ndarray]], *, per_channel: bool = False, op_types: Optional[List[str]] = None) -> OnnxModel:
     """The QDQ int8 copy of `model` (a ModelProto), calibrated (min/max) on `calibration` feeds;
     `op_types` are the ops quantized (default :data:`QUANTIZED_OP_TYPES`; :data:`EVERY_OP_TYPE` for
     ONNX Runtime's own choice).

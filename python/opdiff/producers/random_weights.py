@@ -20,6 +20,9 @@ from enum import Enum
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
+
+from opdiff.producers.onnx_support import OnnxModel, OnnxNode
 
 _SHAPE_ONLY = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Flatten", "Transpose")
 
@@ -39,11 +42,11 @@ class WeightRole(Enum):
 class RandomizedWeights:
     """The new model and how many weights of each role were replaced."""
 
-    model: "object"
+    model: OnnxModel
     counts: Dict[WeightRole, int]
 
 
-def _role(op_type: str, index: int, node: "object") -> Optional[WeightRole]:
+def _role(op_type: str, index: int, node: OnnxNode) -> Optional[WeightRole]:
     if op_type == "Conv":
         return {1: WeightRole.DENSE, 2: WeightRole.BIAS}.get(index)
     if op_type in ("Gemm", "MatMul"):
@@ -57,7 +60,7 @@ def _role(op_type: str, index: int, node: "object") -> Optional[WeightRole]:
     return None
 
 
-def _fan_in(shape: Tuple[int, ...], consumer: "object") -> int:
+def _fan_in(shape: Tuple[int, ...], consumer: OnnxNode) -> int:
     if consumer.op_type == "Conv":
         return int(np.prod(shape[1:])) if len(shape) > 1 else 1
     if consumer.op_type == "Gemm":
@@ -66,23 +69,26 @@ def _fan_in(shape: Tuple[int, ...], consumer: "object") -> int:
     return int(shape[-2]) if len(shape) >= 2 else int(shape[0])  # MatMul: [..., K, N]
 
 
-def _values(role: WeightRole, shape: Tuple[int, ...], consumer: "object", rng: np.random.Generator) -> np.ndarray:
+def _values(role: WeightRole, shape: Tuple[int, ...], consumer: OnnxNode, rng: np.random.Generator) -> NDArray[np.float32]:
     # float32 draws: resnet50 has 25M weights, and float64 draws double the time.
     normal = rng.standard_normal(shape, dtype=np.float32)
+    values: NDArray[np.float32]  # declared: numpy's stubs type array-with-scalar arithmetic as Any
     if role is WeightRole.DENSE:
-        return normal * np.float32(np.sqrt(2.0 / max(1, _fan_in(shape, consumer))))
-    if role is WeightRole.BIAS:
-        return normal * np.float32(0.01)
-    if role is WeightRole.SCALE:
-        return 1 + np.float32(0.1) * normal
-    if role is WeightRole.BRANCH_SCALE:
-        return np.float32(0.2) + np.float32(0.02) * normal
-    if role is WeightRole.SHIFT:
-        return np.float32(0.1) * normal
-    return 1 + np.float32(0.1) * rng.random(shape, dtype=np.float32)
+        values = normal * np.float32(np.sqrt(2.0 / max(1, _fan_in(shape, consumer))))
+    elif role is WeightRole.BIAS:
+        values = normal * np.float32(0.01)
+    elif role is WeightRole.SCALE:
+        values = 1 + np.float32(0.1) * normal
+    elif role is WeightRole.BRANCH_SCALE:
+        values = np.float32(0.2) + np.float32(0.02) * normal
+    elif role is WeightRole.SHIFT:
+        values = np.float32(0.1) * normal
+    else:
+        values = 1 + np.float32(0.1) * rng.random(shape, dtype=np.float32)
+    return values
 
 
-def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
+def randomize_weights(model: OnnxModel, seed: int) -> RandomizedWeights:
     """A copy of `model` whose float weights (initializers, and ConstantOfShape nodes fed by a
     constant shape) are replaced by seeded random initializers of the same name, shape and dtype.
 
@@ -104,12 +110,12 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
     copy.CopyFrom(model)
     graph = copy.graph
     initializers = {init.name: init for init in graph.initializer}
-    consumers: Dict[str, List[Tuple["object", int]]] = {}
+    consumers: Dict[str, List[Tuple[OnnxNode, int]]] = {}
     for node in graph.node:
         for index, name in enumerate(node.input):
             consumers.setdefault(name, []).append((node, index))
 
-    def semantic_consumer(tensor: str) -> Optional[Tuple["object", int]]:
+    def semantic_consumer(tensor: str) -> Optional[Tuple[OnnxNode, int]]:
         # Follow shape-only ops: densenet feeds batch-norm scales to Mul through Unsqueeze.
         for node, index in consumers.get(tensor, ()):
             if node.op_type in _SHAPE_ONLY and index == 0:
@@ -120,7 +126,7 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
                 return node, index
         return None
 
-    def constant_shape(node: "object") -> Optional[Tuple[int, ...]]:
+    def constant_shape(node: OnnxNode) -> Optional[Tuple[int, ...]]:
         if node.op_type != "ConstantOfShape" or node.input[0] not in initializers:
             return None
         return tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
@@ -130,7 +136,7 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
     replaced_nodes = []
     new_values: Dict[str, np.ndarray] = {}
     # One pass in graph order so that the same seed gives the same weights.
-    candidates: List[Tuple[str, Tuple[int, ...], np.dtype, Optional["object"]]] = []
+    candidates: List[Tuple[str, Tuple[int, ...], np.dtype, Optional[OnnxNode]]] = []
     for init in graph.initializer:
         if init.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE):
             candidates.append((init.name, tuple(init.dims), numpy_helper.to_array(init).dtype, None))
@@ -142,7 +148,7 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
         dtype = numpy_helper.to_array(value).dtype if value is not None else np.dtype(np.float32)
         if dtype.kind == "f":
             candidates.append((node.output[0], shape, dtype, node))
-    for name, shape, dtype, node in candidates:
+    for name, shape, dtype, constant_node in candidates:
         found = semantic_consumer(name)
         if found is None:
             continue
@@ -153,8 +159,8 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
             role = WeightRole.BRANCH_SCALE
         new_values[name] = _values(role, shape, consumer, rng).astype(dtype)
         counts[role] += 1
-        if node is not None:
-            replaced_nodes.append(node)
+        if constant_node is not None:
+            replaced_nodes.append(constant_node)
     # Rebuild the node list: removing from a protobuf repeated field one by one is quadratic.
     replaced = {id(node) for node in replaced_nodes}
     kept_nodes = [node for node in graph.node if id(node) not in replaced]
@@ -168,12 +174,12 @@ def randomize_weights(model: "object", seed: int) -> RandomizedWeights:
     return RandomizedWeights(copy, counts)
 
 
-def _ends_branch(node: "object", consumers: Dict[str, List[Tuple["object", int]]]) -> bool:
+def _ends_branch(node: OnnxNode, consumers: Dict[str, List[Tuple[OnnxNode, int]]]) -> bool:
     """True when `node`'s output goes straight into a residual join (Sum or Add)."""
     return any(reader.op_type in ("Sum", "Add") for reader, _ in consumers.get(node.output[0], ()))
 
 
-def _tidy(model: "object") -> None:
+def _tidy(model: OnnxModel) -> None:
     """Drop initializers nothing uses (the shapes of the removed ConstantOfShape nodes) and take
     initializers out of the graph inputs: IR 3 models list them there, which makes ONNX Runtime
     treat them as overridable inputs that it may neither fold nor fuse."""

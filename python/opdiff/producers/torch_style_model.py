@@ -13,9 +13,11 @@ PRelu), a MaxPool after every second block, and a 1x1 Conv head, with He-normal 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List
+from typing import Any, List
 
 import numpy as np
+
+from opdiff.producers.onnx_support import OnnxModel, OnnxNode, OnnxTensor
 
 OPSET = 13
 INPUT = "input"
@@ -24,8 +26,8 @@ INPUT = "input"
 @dataclass
 class _Builder:
     rng: np.random.Generator
-    nodes: List["object"] = field(default_factory=list)
-    initializers: List["object"] = field(default_factory=list)
+    nodes: List[OnnxNode] = field(default_factory=list)
+    initializers: List[OnnxTensor] = field(default_factory=list)
 
     def weight(self, name: str, array: np.ndarray) -> str:
         from onnx import numpy_helper
@@ -33,7 +35,8 @@ class _Builder:
         self.initializers.append(numpy_helper.from_array(array.astype(np.float32), name))
         return name
 
-    def node(self, op_type: str, path: str, inputs: List[str], **attributes: object) -> str:
+    # Any: onnx attribute values (ints, floats, lists, tensors), as helper.make_node takes them.
+    def node(self, op_type: str, path: str, inputs: List[str], **attributes: Any) -> str:
         from onnx import helper
 
         name = f"{path}/{op_type}"
@@ -65,7 +68,7 @@ def _path(module: str) -> str:
     return "/" + "/".join(parts)
 
 
-def torch_style_model(blocks: int = 4, channels: int = 16, size: int = 32, seed: int = 0) -> "object":
+def torch_style_model(blocks: int = 4, channels: int = 16, size: int = 32, seed: int = 0) -> OnnxModel:
     """The network (a ModelProto, opset 13, IR 7) with seeded weights; input ``input`` [1, 3, size, size].
 
     >>> model = torch_style_model(blocks=2)

@@ -6,7 +6,7 @@ Written from om-format.md §2.1 independently of the reader in opdiff.graph.attr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, MutableMapping, Optional, Set
 
 from opdiff.graph.proto import ge_ir_pb2 as ge
 
@@ -83,7 +83,7 @@ def compress(
     return dictionary
 
 
-def _string_valued_names(model: ge.ModelDef) -> set:
+def _string_valued_names(model: ge.ModelDef) -> Set[str]:
     kinds: Dict[str, bool] = {}
     for attr_map in _attr_maps(model):
         for key, value in attr_map.items():
@@ -103,7 +103,7 @@ def _enumerate(value: ge.AttrDef, dictionary: Dictionaries) -> None:
         value.list.val_type = ge.AttrDef.ListValue.VT_LIST_INT
 
 
-def _attr_maps(model: ge.ModelDef) -> Iterator["object"]:
+def _attr_maps(model: ge.ModelDef) -> Iterator[MutableMapping[str, ge.AttrDef]]:
     for graph in model.graph:
         for op in graph.op:
             yield op.attr

@@ -15,7 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 
@@ -46,13 +46,13 @@ def _base_args(binary: Path, profile: str) -> List[str]:
             "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--hide-scrollbars"]
 
 
-def _browser_environment() -> dict:
+def _browser_environment() -> Dict[str, str]:
     """Our environment without what only opdiff's own processes should see: the sanitizer suite
     preloads the ASan runtime (LD_PRELOAD), which the browser cannot start under."""
     return {key: value for key, value in os.environ.items() if key not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
 
 
-def _run(args: List[str], timeout: float) -> Tuple[subprocess.CompletedProcess, float]:
+def _run(args: List[str], timeout: float) -> Tuple[subprocess.CompletedProcess[str], float]:
     start = time.perf_counter()
     done = subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=_browser_environment())
     return done, time.perf_counter() - start

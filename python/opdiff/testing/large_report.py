@@ -9,6 +9,7 @@ with a few faulty tensors), so the numbers are real, only the dumps are skipped.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,14 +31,14 @@ def large_report(rows: int, *, elements: int = 256, seed: int = 0) -> Report:
     report = Report(Scenario.NPU_VS_GOLDEN, Path("my_dump"), Path("golden"), CsvColumns(my_address=True, golden_address=False))
     for i in range(rows):
         op = f"layer{i // 2}/{OP_TYPES[i % len(OP_TYPES)].lower()}_{i}"
-        base = dict(index=i // 2, op_type=OP_TYPES[i % len(OP_TYPES)], npu_dump=op, ground_truth=op,
-                    tensor_index=f"{op}:output:0", my_address=str(0x10000 + 512 * i))
+        base = CompareRow(index=i // 2, op_type=OP_TYPES[i % len(OP_TYPES)], npu_dump=op, ground_truth=op,
+                          tensor_index=f"{op}:output:0", my_address=str(0x10000 + 512 * i))
         if i % 50 == 49:
-            report.rows.append(CompareRow(**base, shape=(1, elements), reasons=(f"[{op}] There is no the ground truth dump file.",)))
+            report.rows.append(replace(base, shape=(1, elements), reasons=(f"[{op}] There is no the ground truth dump file.",)))
             continue
         y = golden[i % 16]
         error = 1e-4 * (1 + i / max(rows, 1)) * (3000.0 if i % 997 == 16 else 1.0)
         x = (y * (1 + error * rng.standard_normal(elements))).astype(np.float16)
-        report.rows.append(CompareRow(**base, my_dtype="float16", golden_dtype="float32", shape=(1, elements),
-                                      metrics=metrics(x, y)))
+        report.rows.append(replace(base, my_dtype="float16", golden_dtype="float32", shape=(1, elements),
+                                   metrics=metrics(x, y)))
     return report

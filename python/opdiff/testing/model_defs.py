@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.proto import ge_ir_pb2 as ge
@@ -35,7 +35,7 @@ def output_desc(
     layout: str = "NC1HWC0",
 ) -> ge.TensorDescriptor:
     """A TensorDescriptor carrying the given provenance attributes (None = attribute absent)."""
-    desc = ge.TensorDescriptor(dtype=dtype_number(dtype), layout=layout)
+    desc = ge.TensorDescriptor(dtype=dtype_number(dtype), layout=layout)  # type: ignore[arg-type]  # protoc's .pyi wants a DataType; an open (proto3) enum takes any int
     if origin_name is not None:
         desc.attr["_datadump_origin_name"].s = origin_name.encode()
     if origin_output_index is not None:
@@ -104,7 +104,7 @@ def simple_model_def() -> ge.ModelDef:
 
 def model_def_from_fusion_map(fusion_map: FusionMap) -> ge.ModelDef:
     """A ModelDef whose FusionMap equals `fusion_map` (ops written with their resolved provenance)."""
-    by_graph = {graph: [] for graph in fusion_map.graphs}
+    by_graph: Dict[str, List[ge.OpDef]] = {graph: [] for graph in fusion_map.graphs}
     for op in fusion_map.ops:
         by_graph.setdefault(op.graph, []).append(_op_def_of(op))
     return model_def(fusion_map.name, by_graph.items())

@@ -5,16 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
+JsonObject = Dict[str, object]
 
-def attr_s(key: str, value: str) -> dict:
+
+def attr_s(key: str, value: str) -> JsonObject:
     return {"key": key, "value": {"s": value}}
 
 
-def attr_b(key: str, value: bool) -> dict:
+def attr_b(key: str, value: bool) -> JsonObject:
     return {"key": key, "value": {"b": value}}
 
 
-def attr_list_s(key: str, values: Sequence[str]) -> dict:
+def attr_list_s(key: str, values: Sequence[str]) -> JsonObject:
     return {"key": key, "value": {"list": {"s": list(values), "val_type": 1}}}
 
 
@@ -28,7 +30,7 @@ class Output:
     fmt: str = "ND"
     dtype: str = "DT_FLOAT16"
 
-    def json(self) -> dict:
+    def json(self) -> JsonObject:
         attrs = [attr_s("_datadump_origin_format", self.fmt),
                  {"key": "origin_shape", "value": {"list": {"i": list(self.shape), "val_type": 2}}}]
         if self.origin:
@@ -47,8 +49,8 @@ class RuleOp:
     outputs: List[Output] = field(default_factory=list)
     multiop: bool = False
 
-    def json(self) -> dict:
-        attrs = []
+    def json(self) -> JsonObject:
+        attrs: List[JsonObject] = []
         if self.originals is not None:
             attrs.append(attr_list_s("_datadump_original_op_names", self.originals))
         if self.multiop:
@@ -57,5 +59,5 @@ class RuleOp:
                 "output_desc": [o.json() for o in self.outputs]}
 
 
-def rule(ops: Sequence[RuleOp], graph: str = "ge_default_1") -> Dict[str, object]:
+def rule(ops: Sequence[RuleOp], graph: str = "ge_default_1") -> JsonObject:
     return {"graph": [{"name": graph, "op": [op.json() for op in ops]}]}

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 import opdiff
 from opdiff.dumps import Tensor, write_dump
@@ -66,7 +67,10 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     """NPU vs golden with a fusion rule; every row kind of §2.5 / §3.3 appears at least once."""
     w = _Writer(root, np.random.default_rng(seed))
     rng = w.rng
-    nchw = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
+
+    def nchw(*shape: int) -> NDArray[np.float32]:
+        return rng.standard_normal(shape).astype(np.float32)
+
     ops: List[RuleOp] = []
 
     x = w.golden("input", 0, nchw(1, 24, 8, 8))
@@ -184,7 +188,7 @@ def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
     sides = {side: root / side for side in ("before", "after")}
     for folder in sides.values():
         folder.mkdir(parents=True, exist_ok=True)
-    specs = [
+    specs: List[Tuple[str, str, Callable[[], NDArray[np.float64]], str]] = [
         ("Conv2D", "conv1", lambda: rng.standard_normal((1, 24, 6, 6)), "NC1HWC0"),
         ("MatMulV2", "fc", lambda: rng.standard_normal((20, 40)), "FRACTAL_NZ"),
         ("Relu", "relu", lambda: np.maximum(rng.standard_normal(300), 0), "ND"),
