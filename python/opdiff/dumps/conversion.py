@@ -23,7 +23,8 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
-from opdiff.dumps.reader import DumpFormatError, numpy_dtype, read_dump
+import opdiff._core as _core
+from opdiff.dumps.reader import DumpFormatError, DumpTensor, numpy_dtype, read_dump
 from opdiff.fileio.atomic import replacing, write_text
 
 FAILED_LIST = "convert_failed_file_list.txt"
@@ -85,6 +86,7 @@ def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> File
     opdebug = is_opdebug_name(path)
     for tensor in dump.tensors:
         try:
+            written: Optional[Path]
             if opdebug and tensor.role.value == "output" and tensor.index == 0:
                 written = _write_opdebug_json(path, tensor, options.out_dir, names)
             else:
@@ -98,7 +100,7 @@ def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> File
     return result
 
 
-def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapper) -> Optional[Path]:
+def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, names: NameMapper) -> Optional[Path]:
     """Write one tensor; None when -o/-i leave it out."""
     role = tensor.role.value
     if role in ("buffer", "workspace"):
@@ -125,22 +127,22 @@ def _convert_tensor(path: Path, tensor, options: ConvertOptions, names: NameMapp
     return _write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen)
 
 
-def _write_opdebug_json(path: Path, tensor, out_dir: Path, names: NameMapper) -> Path:
+def _write_opdebug_json(path: Path, tensor: DumpTensor, out_dir: Path, names: NameMapper) -> Path:
     """The record an Opdebug dump holds in output 0, decoded, as ``{file}.output.0.json``."""
     record = decode_opdebug(tensor.stored_bytes(), path)
     tensor.check_intact()  # the mapped bytes are void if the file shrank meanwhile
     return write_text(out_dir / names.name(path.name, ".output.0.json"), json.dumps(record_json(record, path), indent=2) + "\n")
 
 
-def _write_raw(out_dir: Path, name: str, tensor) -> Path:
+def _write_raw(out_dir: Path, name: str, tensor: DumpTensor) -> Path:
     with replacing(out_dir / name) as temporary:
         with open(temporary, "wb") as out:
-            out.write(memoryview(tensor.stored_bytes()))  # straight from the mapped file
+            out.write(tensor.stored_bytes().data)  # straight from the mapped file
         tensor.check_intact()  # those bytes are void if the file shrank meanwhile
     return out_dir / name
 
 
-def _write_view(out_dir: Path, name: str, view, prefix: bytes, widen: bool) -> Path:
+def _write_view(out_dir: Path, name: str, view: "_core.TensorView", prefix: bytes, widen: bool) -> Path:
     with replacing(out_dir / name) as temporary:
         view.write_file(str(temporary), prefix, float32=widen)
     return out_dir / name

@@ -11,7 +11,7 @@ C++ core holds the same tables for reading, and a test keeps the two in step.
 from __future__ import annotations
 
 
-from typing import Dict, Optional, Union
+from typing import Dict, Optional, Tuple, Union
 
 import ml_dtypes
 import numpy as np
@@ -143,7 +143,7 @@ def default_c0(dtype: str) -> int:
     return 32 if bits == 8 else 16
 
 
-def parse_shape(text: Optional[str]) -> Optional[tuple]:
+def parse_shape(text: Optional[str]) -> Optional[Tuple[int, ...]]:
     """``"1,3,224,224"`` -> (1, 3, 224, 224); None stays None."""
     if text is None:
         return None

@@ -210,7 +210,7 @@ def is_opdebug_name(path: PathLike) -> bool:
 
 
 def _as_bytes(data: Buffer) -> memoryview:
-    view = memoryview(data)
+    view = data.data if isinstance(data, np.ndarray) else memoryview(data)
     return view if view.format == "B" and view.ndim == 1 else view.cast("B")
 
 
@@ -273,7 +273,8 @@ def _entry(acc_type: AccType, valid: bool, data_len: int, version: int, view: me
     count = len(names) - 1 + status_words(acc_type, version)
     values = struct.unpack_from(f"<{count}Q", view, body)
     fixed = dict(zip(names[:-1], values))
-    return cls(acc_type=acc_type, valid=valid, data_len=data_len, **fixed, status=tuple(values[len(names) - 1 :]))
+    entry: AccEntry = cls(acc_type=acc_type, valid=valid, data_len=data_len, **fixed, status=tuple(values[len(names) - 1 :]))
+    return entry
 
 
 # Old form: (unit, info offset, status offset).

@@ -11,7 +11,7 @@ import struct
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -106,8 +106,8 @@ def _as_tensor(item: TensorLike) -> Tensor:
 
 
 def _fill_tensor(message: Union[pb.OpInput, pb.OpOutput], tensor: Tensor, data: bytes, shape: Iterable[int], inline: bool) -> None:
-    message.data_type = DATA_TYPE_OF[tensor.core_dtype()]
-    message.format = format_number(tensor.layout)
+    message.data_type = DATA_TYPE_OF[tensor.core_dtype()]  # type: ignore[assignment]  # an enum value, given by number
+    message.format = format_number(tensor.layout)  # type: ignore[assignment]  # as above
     message.shape.dim.extend(int(d) for d in shape)
     message.original_shape.dim.extend(tensor.logical_shape())
     message.size = len(data)
@@ -140,13 +140,13 @@ def build_header(
         if tensor.origin_name:
             message.original_op.name = tensor.origin_name
     for block in buffers:
-        message = header.buffer.add(buffer_type=block.kind, size=len(block.data))
+        buffer = header.buffer.add(buffer_type=block.kind, size=len(block.data))
         if inline:
-            message.data = block.data
+            buffer.data = block.data
     for block in workspaces:
-        message = header.space.add(type=block.kind, size=len(block.data))
+        space = header.space.add(type=block.kind, size=len(block.data))
         if inline:
-            message.data = block.data
+            space.data = block.data
     for name, value in attrs:
         header.attr.add(name=name, value=value)
     return header
@@ -248,7 +248,7 @@ def save_npy(path: PathLike, array: np.ndarray, *, fortran_order: bool = False) 
     return target
 
 
-def _fits_v1(header: dict) -> bool:
+def _fits_v1(header: Dict[str, Any]) -> bool:
     return len(repr(header)) < 65000
 
 
