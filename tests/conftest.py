@@ -1,11 +1,9 @@
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))  # test helpers (reference_metrics, metric_checks)
-
-import opdiff  # noqa: E402
+import opdiff
+from tests.support.simd import SIMD_PATHS
 
 # tools/check_wheel.sh and cibuildwheel set this: the suite must then test the installed wheel, and a
 # run that silently imported the source tree's python/opdiff would prove nothing about the wheel.
@@ -13,8 +11,6 @@ if os.environ.get("OPDIFF_TEST_INSTALLED") == "1":
     _source_tree = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
     if os.path.abspath(opdiff.__file__).startswith(_source_tree + os.sep):
         raise pytest.UsageError(f"OPDIFF_TEST_INSTALLED=1 but opdiff was imported from the source tree: {opdiff.__file__}")
-
-SIMD_PATHS = tuple(opdiff.simd_info()["supported"])
 
 
 @pytest.fixture(params=SIMD_PATHS)
