@@ -18,6 +18,7 @@ from pathlib import Path
 import opdiff
 from opdiff.graph.om2_package import MAX_EXPANSION, entry_limit
 from opdiff.testing.om_writer import write_om2
+from tests.support.own_peak import with_own_peak
 
 GROWTH_LIMIT_MB = 48  # what reading any small file may cost; trusting the claims below costs more
 SMALL_GRAPH = {"graph": [{"name": "g", "op": [{"name": "x", "type": "Data"}]}]}
@@ -44,7 +45,8 @@ CHILD = textwrap.dedent(
 
 
 def read_in_child(valid: Path, hostile: Path) -> dict:
-    result = subprocess.run([sys.executable, "-c", CHILD, str(valid), str(hostile)], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(with_own_peak([sys.executable, "-c", CHILD, str(valid), str(hostile)]), capture_output=True, text=True,
+                            timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 

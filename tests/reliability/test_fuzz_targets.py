@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.support import paths
+from tests.support.own_peak import with_own_peak
 
 ROOT = paths.ROOT
 RUNNER = ROOT / "bench" / "fuzz" / "run.py"
@@ -50,9 +51,10 @@ def test_saved_findings_replay_cleanly(name, path):
                     reason="under a preloaded GCC libasan atheris gets no coverage (see bench/fuzz/run.py)")
 @pytest.mark.parametrize("name", TARGET_NAMES)
 def test_short_fuzz_run_finds_nothing(name, tmp_path):
+    # with_own_peak: libFuzzer's -rss_limit_mb reads ru_maxrss, which would start at this process's peak
     result = subprocess.run(
-        [sys.executable, str(RUNNER), name, "--seconds", str(SHORT_RUN_SECONDS), "--artifacts", str(tmp_path / "findings"),
-         "--corpus", str(tmp_path / "corpus")],
+        with_own_peak([sys.executable, str(RUNNER), name, "--seconds", str(SHORT_RUN_SECONDS), "--artifacts",
+                       str(tmp_path / "findings"), "--corpus", str(tmp_path / "corpus")]),
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )
     findings = sorted(p.name for p in (tmp_path / "findings").glob("*"))

@@ -19,6 +19,7 @@ from typing import Dict, List
 import pytest
 
 from opdiff.dumps import dump_data_pb2 as pb
+from tests.support.own_peak import with_own_peak
 
 # Growth of peak RSS allowed while reading one hostile file (a few MB of buffers and Python
 # objects; ASan's bookkeeping fits too). Trusting any claim below would take 100x more.
@@ -109,8 +110,8 @@ CHILD = textwrap.dedent(
 
 
 def read_in_child(valid: Path, hostile: Path) -> dict:
-    result = subprocess.run([sys.executable, "-c", CHILD, str(valid), str(hostile)], capture_output=True, text=True,
-                            timeout=120, env=dict(os.environ))
+    result = subprocess.run(with_own_peak([sys.executable, "-c", CHILD, str(valid), str(hostile)]), capture_output=True,
+                            text=True, timeout=120, env=dict(os.environ))
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
