@@ -17,3 +17,15 @@ if os.environ.get("OPDIFF_TEST_INSTALLED") == "1":
 def simd(request: pytest.FixtureRequest) -> str:
     """Every SIMD path this CPU can run."""
     return request.param
+
+
+# What rich takes when COLUMNS is unset and output is not a terminal. Tests marked cli_output read
+# command output at the caller's width (.ci/run runs them at 60 and 200 columns too); every other
+# test gets this one, so that no result depends on the terminal the suite runs in.
+FIXED_COLUMNS = "80"
+
+
+@pytest.fixture(autouse=True)
+def fixed_terminal_width(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("cli_output") is None:
+        monkeypatch.setenv("COLUMNS", FIXED_COLUMNS)

@@ -35,6 +35,7 @@ def test_errors_are_one_line_whatever_the_width(tmp_path: Path, command: list, c
     assert LONG in lines[0]  # the file's name whole, on the error's own line
 
 
+@pytest.mark.cli_output
 def test_an_internal_error_is_one_line_naming_where_it_happened(capsys: pytest.CaptureFixture[str]) -> None:
     try:
         {}["missing key"]

@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import opdiff
 
 from tests.support.child_env import child_env
@@ -29,6 +31,7 @@ def test_demo_finds_the_injected_fault(tmp_path: Path) -> None:
     assert not list(tmp_path.rglob("*.partial"))
 
 
+@pytest.mark.cli_output
 def test_demo_with_an_unknown_fault_op_is_a_clear_error(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "opdiff", "demo", "--dir", str(tmp_path), "--fault", "nope"],

@@ -2,6 +2,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import opdiff
 
@@ -14,6 +15,7 @@ def test_identical_arrays_match_exactly():
     assert m.allclose_fraction == 1.0
 
 
+@pytest.mark.cli_output
 def test_cli_simd_command_runs():
     out = subprocess.run([sys.executable, "-m", "opdiff", "simd"], capture_output=True, text=True, check=True)
     assert opdiff.simd_info()["active"] in out.stdout

@@ -138,6 +138,7 @@ def test_npu_vs_npu_by_op_name(tmp_path):
     assert not report.rows[3].compared and "no the ground truth dump file" in report.rows[3].reasons[0]
 
 
+@pytest.mark.cli_output
 def test_bad_inputs_are_clear_errors(tmp_path, conv_relu_case):
     with pytest.raises(ValueError, match="no such file or folder"):
         opdiff.compare(tmp_path / "nope", conv_relu_case["golden"])

@@ -60,6 +60,7 @@ def test_summary_lists_every_tensor_of_each_op(folder: Path) -> None:
     assert any(line.startswith("-output.0 [Format: NC1HWC0]") and "[Dtype: float16]" in line for line in lines)
 
 
+@pytest.mark.cli_output
 def test_cli_table_summary_file_and_exit_codes(folder: Path, tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "opdiff", "overflow", str(folder), "-out", str(tmp_path / "o"), "--fail"],
                          capture_output=True, text=True, env=child_env(COLUMNS="220", PATH=""))

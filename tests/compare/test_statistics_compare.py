@@ -99,6 +99,7 @@ def test_a_folder_mixing_full_dumps_and_statistics_gives_one_result(tmp_path: Pa
     assert sum(not row.my_source.endswith(".csv") for row in report.compared) == 6  # 3 ops, input and output
 
 
+@pytest.mark.cli_output
 def test_damaged_csvs_become_rows_or_notes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     faulty, clean = faulty_and_clean(tmp_path, "ND", "float16")
     files = sorted(faulty.npu.glob("*.csv"), key=lambda p: int(p.name.split(".")[2]))
@@ -120,6 +121,7 @@ def test_damaged_csvs_become_rows_or_notes(tmp_path: Path, capsys: pytest.Captur
     assert document["rows"][-1]["result"] == "fail"  # the rest was compared
 
 
+@pytest.mark.cli_output
 def test_fail_under_takes_the_statistics_metrics(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     faulty, clean = faulty_and_clean(tmp_path, "FRACTAL_NZ", "bfloat16")
     args = ["compare", "-m", str(faulty.npu), "-g", str(clean.npu), "-out", str(tmp_path / "out")]
@@ -131,6 +133,7 @@ def test_fail_under_takes_the_statistics_metrics(tmp_path: Path, capsys: pytest.
     assert main(args + ["--fail-under", "MeanNormDiff=x"]) == 2
 
 
+@pytest.mark.cli_output
 def test_reports_and_advisor(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     faulty, _ = faulty_and_clean(tmp_path, "NCHW", "float32")
     out = tmp_path / "out"
@@ -182,6 +185,7 @@ def test_nan_on_my_side_fails_and_the_advisor_calls_it_overflow(tmp_path: Path) 
     assert findings[0].kind.value == "overflow" and "3 NaN, 1 +Inf" in findings[0].evidence
 
 
+@pytest.mark.cli_output
 def test_the_statistics_demo_names_the_faulty_op(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["demo", "--statistics", "--dir", str(tmp_path / "d"), "--layout", "NCHW", "--fault-from", "1"]) == 0
     out = " ".join(capsys.readouterr().out.split())
@@ -190,6 +194,7 @@ def test_the_statistics_demo_names_the_faulty_op(tmp_path: Path, capsys: pytest.
     assert "every compared tensor meets the thresholds" in capsys.readouterr().out
 
 
+@pytest.mark.cli_output
 def test_single_op_detail_on_a_statistics_dump_says_it_needs_the_full_dump(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     faulty, _ = faulty_and_clean(tmp_path, "ND", "float32")
     code = main(["compare", "-m", str(faulty.npu), "-g", str(faulty.golden), "-f", str(faulty.rule), "-op", "layer4/mul",

@@ -32,6 +32,7 @@ def dump_dir(tmp_path):
     return folder, x
 
 
+@pytest.mark.cli_output
 def test_convert_directory_writes_reference_names_and_reports_bad_files(dump_dir, tmp_path, capsys):
     folder, x = dump_dir
     out = tmp_path / "out"
@@ -112,6 +113,7 @@ def test_info_stays_readable_on_an_80_column_terminal(dump_dir):
     assert "float16" in row and "NC1HWC0" in row and "…" not in result.stdout
 
 
+@pytest.mark.cli_output
 def test_info_reports_a_bad_file(dump_dir, capsys):
     folder, _ = dump_dir
     assert main(["info", str(folder / "broken.1.1.1.1700000000000002")]) == 11

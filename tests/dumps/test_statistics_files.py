@@ -115,7 +115,9 @@ def test_a_device_tree_of_statistics_is_a_side_of_its_own_kind(tmp_path: Path) -
     assert [(p.name, "statistics dump" in r) for p, r in index.skipped] == [("notes.csv", True)]
 
 
-def test_in_a_mixed_folder_the_full_dump_of_an_execution_wins(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_in_a_mixed_folder_the_full_dump_of_an_execution_wins(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # a table cell (DT_FLOAT) is read: a width where the table fits
     opdiff.write_dump(tmp_path / NAME, "conv1", outputs=[np.ones(3, np.float32)])
     write_statistics(tmp_path / f"{NAME}.csv", outputs=[np.ones(3, np.float32)])
     write_statistics(tmp_path / "Relu.relu1.4.1.1700000000000002.csv", outputs=[np.ones(3, np.float32)])
@@ -130,6 +132,7 @@ def test_in_a_mixed_folder_the_full_dump_of_an_execution_wins(tmp_path: Path, ca
     assert f"skipped: {NAME}.csv: statistics of an op execution" in out and "DT_FLOAT" in out
 
 
+@pytest.mark.cli_output
 def test_info_on_a_bad_statistics_file_names_it_without_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = tmp_path / f"{NAME}.csv"
     path.write_text("not,a,statistics,file\n")

@@ -1,8 +1,11 @@
 """`opdiff graph`: summary, JSON export, exit codes."""
 
 import json
+import os
 import subprocess
 import sys
+
+import pytest
 
 import opdiff
 from opdiff.cli import main
@@ -11,22 +14,27 @@ from opdiff.testing.model_defs import simple_model_def
 from opdiff.testing.om_writer import MODEL_DEF, write_om
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "opdiff", "graph", *map(str, args)], capture_output=True, text=True)
+def run_cli(*args, columns=None):
+    """`opdiff graph ARGS` at the caller's terminal width, or at `columns`."""
+    env = None if columns is None else dict(os.environ, COLUMNS=columns)
+    return subprocess.run([sys.executable, "-m", "opdiff", "graph", *map(str, args)], capture_output=True, text=True, env=env)
 
 
 def test_summary_and_json_export_of_an_om(tmp_path):
     model = write_om(tmp_path / "m.om", [[(MODEL_DEF, simple_model_def().SerializeToString())]])
     out = tmp_path / "out" / "m.json"
-    result = run_cli(model, "--json", out)
+    result = run_cli(model, "--json", out, columns="200")  # the tables' cells are read: a width where they fit
     assert result.returncode == 0, result.stderr
     for text in ("ge_default", "MultiToOne", "Conv2D", "conv1/Conv2D_relu_fused", "conv1/Conv2D, conv1/Relu", "[1, 3, 8, 8]",
                  ".om offline model", "IR_MODEL, wide partition tables", "1 (0: MODEL_DEF)"):
         assert text in result.stdout
     assert fusion_map_from_json(json.loads(out.read_text())) == opdiff.read_graph(model)
     assert [p.name for p in out.parent.iterdir()] == ["m.json"]  # no temporary left behind
+    narrow = run_cli(model, columns="60")
+    assert narrow.returncode == 0 and "…" not in narrow.stdout  # long op names fold onto a second line, whole
 
 
+@pytest.mark.cli_output
 def test_bad_input_exits_2_with_one_line(tmp_path):
     bad = tmp_path / "bad.om"
     bad.write_bytes(b"IMOD" + bytes(10))
@@ -37,6 +45,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path):
     assert f"opdiff graph: error: {bad}: too short for an .om header" in result.stderr
 
 
+@pytest.mark.cli_output
 def test_missing_file_and_unwritable_output_exit_2(tmp_path, capsys):
     assert main(["graph", str(tmp_path / "none.json")]) == 2
     model = write_om(tmp_path / "m.om", [[(MODEL_DEF, simple_model_def().SerializeToString())]])
@@ -46,6 +55,7 @@ def test_missing_file_and_unwritable_output_exit_2(tmp_path, capsys):
     assert "opdiff graph: error:" in capsys.readouterr().err
 
 
+@pytest.mark.cli_output
 def test_limit_caps_table_rows(tmp_path):
     from opdiff.testing.model_defs import model_def, op_def
 
@@ -57,6 +67,7 @@ def test_limit_caps_table_rows(tmp_path):
     assert "Type29" in full and "fused ops (30)" in full
 
 
+@pytest.mark.cli_output
 def test_summary_of_json_and_notes(tmp_path):
     model = write_om(tmp_path / "m.om", [[(MODEL_DEF, simple_model_def().SerializeToString()), (42, b"?")]])
     result = run_cli(model)
@@ -68,6 +79,7 @@ def test_summary_of_json_and_notes(tmp_path):
     assert result.returncode == 0 and "atc --mode=1 JSON" in result.stdout and "IR_MODEL" not in result.stdout
 
 
+@pytest.mark.cli_output
 def test_names_that_look_like_markup_print_verbatim(tmp_path):
     from opdiff.testing.model_defs import model_def, op_def
 
@@ -95,6 +107,7 @@ def test_each_command_module_registers_the_command_it_is_named_after():
         assert all(subparsers.choices[name] is subparsers.choices[names[0]] for name in names), module
 
 
+@pytest.mark.cli_output
 def test_graph_command_starts_without_numpy_or_the_other_commands(tmp_path):
     model = write_om(tmp_path / "m.om", [[(MODEL_DEF, simple_model_def().SerializeToString())]])
     probe = ("import sys\nfrom opdiff.cli import main\nassert main(['graph', sys.argv[1]]) == 0\n"

@@ -24,6 +24,7 @@ def save_mlp(tmp_path):
     return path
 
 
+@pytest.mark.cli_output
 def test_golden_then_device_run_with_the_same_inputs(tmp_path, capsys):
     path = save_mlp(tmp_path)
     assert main(["dump-onnx", str(path), "--random-inputs", "1", "-o", str(tmp_path / "g")]) == 0
@@ -41,6 +42,7 @@ def test_golden_then_device_run_with_the_same_inputs(tmp_path, capsys):
     np.testing.assert_array_equal(cast.inputs[0].to_numpy(), golden_input)
 
 
+@pytest.mark.cli_output
 @pytest.mark.skipif("squeezenet" not in light_model_names(), reason="no light squeezenet in this onnx wheel")
 def test_light_model_with_random_weights_and_fusion(tmp_path, capsys):
     args = ["dump-onnx", "light:squeezenet", "--randomize-weights", "0", "--random-inputs", "0", "--fusion", "on", "-o", str(tmp_path)]
@@ -51,6 +53,7 @@ def test_light_model_with_random_weights_and_fusion(tmp_path, capsys):
     assert any(op.type == "FusedConv" for op in fm.ops)
 
 
+@pytest.mark.cli_output
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -70,6 +73,7 @@ def test_bad_arguments_exit_2(tmp_path, capsys, args, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.cli_output
 def test_a_failing_run_exits_1(tmp_path, capsys):
     path = save_mlp(tmp_path)
     wrong = tmp_path / "wrong.npy"
@@ -78,6 +82,7 @@ def test_a_failing_run_exits_1(tmp_path, capsys):
     assert "the run failed" in capsys.readouterr().err
 
 
+@pytest.mark.cli_output
 def test_fault_option(tmp_path, capsys):
     path = save_mlp(tmp_path)
     common = ["dump-onnx", str(path), "--random-inputs", "0", "--dtype", "fp16"]
@@ -89,6 +94,7 @@ def test_fault_option(tmp_path, capsys):
     assert "no node 'missing'" in capsys.readouterr().err
 
 
+@pytest.mark.cli_output
 def test_qdq_option_runs_the_quantized_copy_against_the_float_golden(tmp_path, capsys):
     pytest.importorskip("onnxruntime.quantization")
     path = save_mlp(tmp_path)

@@ -2,9 +2,12 @@
 
 import sys
 
+import pytest
+
 from opdiff.cli import main
 
 
+@pytest.mark.cli_output
 def test_missing_onnx_exits_2_with_the_install_hint(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(sys.modules, "onnx", None)  # None in sys.modules makes `import onnx` fail
     assert main(["dump-onnx", "model.onnx", "-o", str(tmp_path)]) == 2

@@ -130,6 +130,7 @@ def test_ops_the_quant_filter_skips_are_counted_as_such(torch_runs, tmp_path):
     assert not any(row.tensor_index.split(":")[0] in skipped for row in report.rows)
 
 
+@pytest.mark.cli_output
 def test_the_cli_prints_the_quant_filter_note(torch_runs, tmp_path, capsys):
     golden, qdq = torch_runs
     rule_path = ascend_like_rule(qdq, tmp_path / "rule.json")

@@ -53,6 +53,7 @@ def test_files_cut_or_removed_after_indexing_become_rows_with_reasons(tmp_path: 
             assert row.compared and row.metrics.cosine_similarity > 0.9999, name
 
 
+@pytest.mark.cli_output
 def test_compare_into_a_read_only_folder_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     mine, golden, _, _ = two_sides(tmp_path)
     with tmpfs(tmp_path / "ro", "ro,size=1m") as read_only:
@@ -63,6 +64,7 @@ def test_compare_into_a_read_only_folder_is_a_clear_error(tmp_path: Path, capsys
         assert not list(read_only.iterdir())
 
 
+@pytest.mark.cli_output
 def test_compare_into_a_full_folder_leaves_no_half_written_result(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     mine, golden, _, _ = two_sides(tmp_path, ops=400, elements=16)  # ~400 rows of ~250 bytes: more than 64 KB
     with tmpfs(tmp_path / "full", "size=64k") as full:

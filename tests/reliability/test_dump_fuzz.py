@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.support import paths
 
+pytestmark = pytest.mark.fuzz
+
 _spec = importlib.util.spec_from_file_location("fuzz_dumps", paths.ROOT / "bench" / "fuzz_dumps.py")
 fuzz = importlib.util.module_from_spec(_spec)
 sys.modules["fuzz_dumps"] = fuzz  # dataclasses look their module up here

@@ -163,6 +163,7 @@ def test_convert_api_reports_a_file_removed_after_listing(tmp_path):
     assert len(assert_outputs_whole(tmp_path / "out", 16)) == 3
 
 
+@pytest.mark.cli_output
 def test_convert_cli_lists_a_file_removed_after_listing(tmp_path, monkeypatch, capsys):
     files = make_dump_dir(tmp_path / "dumps")
     real_listing = convert_command.input_files
@@ -204,6 +205,7 @@ def tmpfs(folder: Path, options: str) -> Iterator[Path]:
         subprocess.run(["umount", str(folder)], check=True)
 
 
+@pytest.mark.cli_output
 def test_convert_into_a_read_only_directory_is_a_clear_error(tmp_path, capsys):
     make_dump_dir(tmp_path / "dumps")
     with tmpfs(tmp_path / "ro", "ro,size=1m") as read_only:
@@ -214,12 +216,14 @@ def test_convert_into_a_read_only_directory_is_a_clear_error(tmp_path, capsys):
         assert not list(read_only.iterdir())
 
 
+@pytest.mark.cli_output
 def test_demo_into_a_read_only_directory_is_a_clear_error(tmp_path, capsys):
     with tmpfs(tmp_path / "ro", "ro,size=1m") as read_only:
         assert main(["demo", "--dir", str(read_only / "demo")]) == 2
         assert "cannot write the demo data" in unwrapped(capsys.readouterr().out)
 
 
+@pytest.mark.cli_output
 def test_convert_into_a_full_directory_keeps_every_output_whole(tmp_path, capsys):
     elements = 30_000  # 120 KB per output: a 512 KB tmpfs holds a few of ten
     make_dump_dir(tmp_path / "dumps", count=10, elements=elements)
@@ -237,6 +241,7 @@ def test_convert_into_a_full_directory_keeps_every_output_whole(tmp_path, capsys
             assert "convert_failed_file_list.txt" in err
 
 
+@pytest.mark.cli_output
 def test_demo_into_a_full_directory_stops_cleanly(tmp_path, capsys):
     with tmpfs(tmp_path / "full", "size=128k") as full:
         assert main(["demo", "--dir", str(full)]) == 2

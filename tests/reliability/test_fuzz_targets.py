@@ -26,6 +26,8 @@ import targets  # noqa: E402
 
 TARGET_NAMES = sorted(targets.TARGETS)
 
+pytestmark = pytest.mark.fuzz
+
 
 @pytest.mark.parametrize("name", TARGET_NAMES)
 def test_seeds_pass_their_check(name, tmp_path):

@@ -124,6 +124,7 @@ def test_filter_and_sort_from_the_url(tmp_path):
     assert report.rows[int(first)] is worst
 
 
+@pytest.mark.cli_output
 def test_cli_writes_html_beside_the_csv(tmp_path):
     make_chain(tmp_path, 3, lambda i: 1e-3)
     out = subprocess.run(

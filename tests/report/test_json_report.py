@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jsonschema
 import numpy as np
+import pytest
 
 import opdiff
 from opdiff.advisor import advise
@@ -39,6 +40,7 @@ def test_special_values_are_strings_and_not_computed_is_null(tmp_path: Path) -> 
     assert metrics["reference"]["CosineSimilarity"] is None  # golden all zero: not computed
 
 
+@pytest.mark.cli_output
 def test_cli_writes_the_json_report(tmp_path: Path) -> None:
     make_chain(tmp_path, 3, lambda i: 1e-3)
     out = subprocess.run(

@@ -34,7 +34,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.commands.errors import print_error
+from opdiff.commands.errors import print_error, print_note
 
 EXIT_SOME_FAILED = 11  # the reference's "invalid dump data" code
 SKIPPED_NAMES = ("mapping.csv", "convert_failed_file_list.txt")
@@ -280,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
     failed = [r for r in results if r.error or r.tensor_errors]
     for result in failed:
         for message in [result.error] if result.error else result.tensor_errors:
-            console.print(f"[yellow]skipped[/] {message}")
+            print_note(message, console, label="skipped ")
     if failed:
         try:
             write_failed_list(options.out_dir, failed)

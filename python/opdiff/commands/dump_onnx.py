@@ -14,7 +14,7 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING
 
-from opdiff.commands.errors import print_error
+from opdiff.commands.errors import print_error, print_note
 
 if TYPE_CHECKING:
     from opdiff.producers import DumpResult
@@ -163,6 +163,6 @@ def _print_result(console: "object", result: "DumpResult") -> None:
     table.add_row("seconds", ", ".join(f"{k} {v:.2f}" for k, v in result.seconds.items()))
     console.print(table)
     for note in result.notes[:20]:
-        console.print(Text.assemble(("note: ", "yellow"), note))
+        print_note(note, console)
     if len(result.notes) > 20:
-        console.print(Text(f"... {len(result.notes) - 20} more notes in manifest.json", style="yellow"))
+        console.print(Text(f"... {len(result.notes) - 20} more notes in manifest.json", style="yellow"), soft_wrap=True)
