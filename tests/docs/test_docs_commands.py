@@ -3,7 +3,7 @@
 Each page runs in a fresh folder holding `model.om` (the demo network's offline model, written by
 opdiff.testing: it stands for the .om that atc builds on the Ascend side); the page makes every
 other input itself (`opdiff demo --dir demo`, `opdiff dump-onnx ...`). The conventions for doc
-writers are in docs/README.md and tests/doc_blocks.py.
+writers are in docs/README.md and tests/support/doc_blocks.py.
 """
 
 from __future__ import annotations

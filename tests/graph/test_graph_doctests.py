@@ -1,5 +1,5 @@
 """Every public function of the graph package documents itself with a runnable example (the examples
-themselves run in tests/test_doctests.py, with every other module's)."""
+themselves run in tests/docs/test_doctests.py, with every other module's)."""
 
 import opdiff.graph
 

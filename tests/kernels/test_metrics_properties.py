@@ -118,6 +118,7 @@ def test_complex_pairs_compare_interleaved_parts(simd: str) -> None:
     check_pair(x, y, simd)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("simd", SIMD_PATHS)
 @pytest.mark.parametrize(("x_dtype", "y_dtype"), [("float16", "float32"), ("bfloat16", "float32")])
 def test_sixteen_million_elements(simd: str, x_dtype: str, y_dtype: str) -> None:

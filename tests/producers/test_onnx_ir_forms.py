@@ -47,6 +47,7 @@ def dumped_output(run_folder, model, tensor):
     raise AssertionError(f"no dumped op stands for {tensor}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MODELS)
 def test_fp16_run_of_every_light_model_in_its_ir3_form(tmp_path, capsys, name):
     model = light_model_in_form(name, IrForm.IR3)

@@ -1,7 +1,7 @@
-"""Faults during `opdiff compare` (issue 8; tests/test_fault_injection.py covers the readers, convert
-and demo): files truncated or removed between indexing and reading, and an unwritable or full output
-folder. Expected: a row with its reason for each lost tensor and the rest compared; a clear error
-and no half-written result."""
+"""Faults during `opdiff compare` (issue 8; tests/reliability/test_fault_injection.py covers the
+readers, convert and demo): files truncated or removed between indexing and reading, and an
+unwritable or full output folder. Expected: a row with its reason for each lost tensor and the rest
+compared; a clear error and no half-written result."""
 
 from __future__ import annotations
 

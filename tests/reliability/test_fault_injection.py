@@ -63,6 +63,7 @@ def test_dump_and_npy_files_truncated_anywhere_are_refused(seeds, tmp_path):
                 assert outcome == "rejected", (seed.name, cut)
 
 
+@pytest.mark.slow
 def test_models_truncated_anywhere_are_refused(tmp_path):
     rng = random.Random(9)
     for index, data in enumerate(fuzz_targets.om_seeds(tmp_path)):
@@ -103,6 +104,7 @@ READ_AFTER_CUT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_files_truncated_while_open_are_reported_not_fatal(seeds, tmp_path):
     rng = random.Random(10)
     for seed in seeds:

@@ -48,6 +48,7 @@ def test_saved_findings_replay_cleanly(name, path):
     targets.TARGETS[name].check(path.read_bytes())
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("atheris") is None, reason="atheris is not installed (pip install atheris)")
 @pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
                     reason="under a preloaded GCC libasan atheris gets no coverage (see bench/fuzz/run.py)")

@@ -4,7 +4,7 @@ The conventions are stated for doc writers at the top of docs/README.md:
 
 * ```bash, ```sh, ```shell: every line is a command (comments and blank lines skipped, a trailing
   backslash continues the line); ```console: lines starting with "$ " are commands, the others
-  are their output. These blocks are run by tests/test_docs_commands.py.
+  are their output. These blocks are run by tests/docs/test_docs_commands.py.
 * A command expected to fail says so with a trailing comment: `opdiff ... # exit 3`.
 * ```device: commands that need the Ascend side (an NPU, the CANN toolkit: atc, msaccucmp.py,
   msprobe) or the reference tool's own environment. ```slow: commands that run on any host but

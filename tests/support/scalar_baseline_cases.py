@@ -1,4 +1,4 @@
-"""Test vectors for the scalar path's bit-identity check (tests/test_scalar_bit_identity.py).
+"""Test vectors for the scalar path's bit-identity check (tests/kernels/test_scalar_bit_identity.py).
 
 Each case is a pair the portable scalar kernels must reduce to exactly the same metrics, bit for
 bit, as the build that recorded tests/data/scalar_baseline.json (tools/record_scalar_baseline.py).
