@@ -1,11 +1,9 @@
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))  # test helpers (reference_metrics, metric_checks)
-
-import opdiff  # noqa: E402
+import opdiff
+from tests.support.simd import SIMD_PATHS
 
 # tools/check_wheel.sh and cibuildwheel set this: the suite must then test the installed wheel, and a
 # run that silently imported the source tree's python/opdiff would prove nothing about the wheel.
@@ -14,10 +12,20 @@ if os.environ.get("OPDIFF_TEST_INSTALLED") == "1":
     if os.path.abspath(opdiff.__file__).startswith(_source_tree + os.sep):
         raise pytest.UsageError(f"OPDIFF_TEST_INSTALLED=1 but opdiff was imported from the source tree: {opdiff.__file__}")
 
-SIMD_PATHS = tuple(opdiff.simd_info()["supported"])
-
 
 @pytest.fixture(params=SIMD_PATHS)
 def simd(request: pytest.FixtureRequest) -> str:
     """Every SIMD path this CPU can run."""
     return request.param
+
+
+# What rich takes when COLUMNS is unset and output is not a terminal. Tests marked cli_output read
+# command output at the caller's width (.ci/run runs them at 60 and 200 columns too); every other
+# test gets this one, so that no result depends on the terminal the suite runs in.
+FIXED_COLUMNS = "80"
+
+
+@pytest.fixture(autouse=True)
+def fixed_terminal_width(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("cli_output") is None:
+        monkeypatch.setenv("COLUMNS", FIXED_COLUMNS)

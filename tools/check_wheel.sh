@@ -2,7 +2,7 @@
 # The release check: what a user gets from `pip install opdiff` works.
 #
 #   tools/check_wheel.sh                 # sdist -> wheel -> auditwheel -> fresh venv -> whole suite
-#   tools/check_wheel.sh tests/test_smoke.py -x   # same, running only these (pytest arguments,
+#   tools/check_wheel.sh tests/cli/test_smoke.py -x   # same, running only these (pytest arguments,
 #                                                  # paths relative to the project root)
 #
 # 1. builds the sdist, then the wheel FROM the sdist (so a file missing from the sdist fails here);

@@ -5,7 +5,7 @@
     python tools/gen_stubs.py --check  # exit 1 when the committed stub differs from a fresh one
 
 Run after changing cpp/bindings/ and rebuilding (pip install --no-build-isolation -e .). The suite
-checks the stub's names against the module (tests/test_typing.py), so a forgotten run fails there;
+checks the stub's names against the module (tests/package/test_typing.py), so a forgotten run fails there;
 the text itself depends on the pybind11 version, hence only this optional exact check.
 """
 

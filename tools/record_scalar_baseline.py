@@ -1,7 +1,7 @@
-"""Records what the portable scalar path computes for tests/scalar_baseline_cases.py into
+"""Records what the portable scalar path computes for tests/support/scalar_baseline_cases.py into
 tests/data/scalar_baseline.json, every float as float.hex(). Run it with the build whose results are
 the reference importable (it was the _core module of main at 82a63c3, before the scalar loop was
-restructured); tests/test_scalar_bit_identity.py then requires every later build to reproduce them
+restructured); tests/kernels/test_scalar_bit_identity.py then requires every later build to reproduce them
 bit for bit. A case added later is recorded the same way, by that same old module.
 
     python tools/record_scalar_baseline.py [--out OUT.json] [--commit SHA_OF_THE_BUILD]
@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # the tests package, run as a script from anywhere
 
-from scalar_baseline_cases import CASES, encode, flatten  # noqa: E402
+from tests.support.scalar_baseline_cases import CASES, encode, flatten  # noqa: E402
 
 from opdiff._metrics import compute_metrics  # noqa: E402
 

@@ -4,7 +4,7 @@
 # the normal install is untouched.
 #
 #   tools/sanitize_tests.sh                      # build, then python -m pytest tests
-#   tools/sanitize_tests.sh tests/test_dump_*.py # build, then only these (any pytest arguments)
+#   tools/sanitize_tests.sh tests/dumps          # build, then only these (any pytest arguments)
 #   tools/sanitize_tests.sh --replay dump DIR    # build, then replay a fuzz corpus (bench/fuzz/run.py)
 #
 # Environment: OPDIFF_SANITIZE_VENV (default build/asan-venv), CXX (the compiler whose libasan to

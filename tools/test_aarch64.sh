@@ -123,8 +123,9 @@ cp "$module" "$STAGE/opdiff/"
 say "built $(basename "$module") ($(file -b "$module" | cut -d, -f1-2)) in $(( $(date +%s) - started )) s"
 
 # 5. The emulated process must pick NEON by itself and when asked; an unknown OPDIFF_SIMD value only
-# warns, so the active path is asserted, not printed.
-export PYTHONPATH="$STAGE:$SITE:$ROOT/tests" PYTHONDONTWRITEBYTECODE=1
+# warns, so the active path is asserted, not printed. (The tests need no path here: they import their
+# helpers as the package tests.support, and pytest puts $ROOT on sys.path for that.)
+export PYTHONPATH="$STAGE:$SITE" PYTHONDONTWRITEBYTECODE=1
 check='import opdiff; info = opdiff.simd_info()
 assert info["active"] == "neon", info
 assert info["supported"] == ["neon", "scalar"], info

@@ -1,4 +1,4 @@
-"""Typed use of the public API: tests/test_typing.py runs mypy on this file, which must pass cleanly.
+"""Typed use of the public API: tests/package/test_typing.py runs mypy on this file, which must pass cleanly.
 
 Every annotation here is checked against opdiff's inline hints (py.typed) and the _core stubs, so a
 hint that goes missing (Any) or wrong fails the suite. Not run; only type-checked.

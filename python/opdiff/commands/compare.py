@@ -174,14 +174,14 @@ def _run(args: argparse.Namespace) -> int:
         from opdiff.report.console import print_findings
 
         print_findings(findings, console)
-        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
+        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}", soft_wrap=True)
     if report.csv_path is not None:
         from opdiff.report.formats import TENSOR_WRITERS
 
         for name in formats:
             if name in TENSOR_WRITERS:
                 path = TENSOR_WRITERS[name](report, report.csv_path.with_suffix(f".{name}"), findings, judge)
-                console.print(f"{name} report: {path}")
+                console.print(f"{name} report: {path}", soft_wrap=True)
     if not report.complete:
         return ExitCode.INTERRUPTED
     if (args.fail or args.fail_under) and report.first_failure(judge) is not None:
@@ -204,5 +204,5 @@ def write_mapping(args: argparse.Namespace, fusion_rule: "RuleLike", close_rule:
                           close_fusion_rule=close_rule, quant_fusion_rule=quant_rule, ids=ids, step=args.step,
                           all_occurrences=args.all_occurrences)
     path = write_mapping_csv(plans, args.output / f"mapping_{datetime.now().strftime('%Y%m%d%H%M%S')}.csv")
-    Console().print(f"mapping: {path}")
+    Console().print(f"mapping: {path}", soft_wrap=True)
     return ExitCode.OK

@@ -61,7 +61,7 @@ def finish_statistics_compare(report: "StatisticsReport", args: argparse.Namespa
         from opdiff.report.console import print_findings
 
         print_findings(findings, console)
-        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}")
+        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}", soft_wrap=True)
     if report.csv_path is not None:
         from opdiff.report.formats import STATISTICS_WRITERS
 
@@ -70,7 +70,7 @@ def finish_statistics_compare(report: "StatisticsReport", args: argparse.Namespa
                 console.print("xlsx report: not written for statistics dumps (the csv, json and html reports are)")
             elif name in STATISTICS_WRITERS:
                 path = STATISTICS_WRITERS[name](report, report.csv_path.with_suffix(f".{name}"), findings, verdict)
-                console.print(f"{name} report: {path}")
+                console.print(f"{name} report: {path}", soft_wrap=True)
     if not report.complete:
         return ExitCode.INTERRUPTED
     if (verdict.thresholds or getattr(args, "fail", False)) and report.first_failure(verdict) is not None:

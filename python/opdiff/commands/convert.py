@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from opdiff.commands.errors import print_error
+from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.dumps.conversion import FAILED_LIST, ConvertOptions, convert, prepare_output, write_failed_list
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     failed = [r for r in results if r.error or r.tensor_errors]
     for result in failed:
         for message in [result.error] if result.error else result.tensor_errors:
-            console.print(f"[yellow]skipped[/] {message}")
+            print_note(message, console, label="skipped ")
     if failed:
         try:
             write_failed_list(options.out_dir, failed)

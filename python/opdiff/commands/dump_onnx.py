@@ -14,7 +14,7 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
-from opdiff.commands.errors import print_error
+from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -164,6 +164,6 @@ def _print_result(console: "Console", result: "DumpResult") -> None:
     table.add_row("seconds", ", ".join(f"{k} {v:.2f}" for k, v in result.seconds.items()))
     console.print(table)
     for note in result.notes[:20]:
-        console.print(Text.assemble(("note: ", "yellow"), note))
+        print_note(note, console)
     if len(result.notes) > 20:
-        console.print(Text(f"... {len(result.notes) - 20} more notes in manifest.json", style="yellow"))
+        console.print(Text(f"... {len(result.notes) - 20} more notes in manifest.json", style="yellow"), soft_wrap=True)

@@ -1,8 +1,9 @@
-"""How every command reports an error a person must read: one line on stderr, ``error: ...``.
+"""How every command reports an error a person must read: one line on stderr, ``error: ...``; and
+a note or warning beside its output: one line too, ``note: ...``.
 
 The message is plain text (file names may hold ``[``), and it is printed with soft wrapping, so
 rich never breaks it mid-sentence at the terminal's width: a terminal folds the long line itself,
-and a script or a test that reads stderr gets the message whole at any ``COLUMNS``.
+and a script or a test that reads the output gets the message whole at any ``COLUMNS``.
 """
 
 from __future__ import annotations
@@ -24,3 +25,16 @@ def print_error(message: str, console: Optional[Console] = None, *, prefix: str 
     """
     console = console or Console(stderr=True)
     console.print(Text.assemble((prefix, "bold red"), message), soft_wrap=True, highlight=False)
+
+
+def print_note(message: str, console: Console, *, label: str = "note: ", style: str = "yellow") -> None:
+    """Print ``label message`` on `console` as one line, never wrapped (a skipped file, a note).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> print_note("a.csv: statistics of an op execution that also has a full dump", Console(file=out, width=30),
+    ...            label="  skipped: ", style="dim")
+    >>> out.getvalue().splitlines()
+    ['  skipped: a.csv: statistics of an op execution that also has a full dump']
+    """
+    console.print(Text.assemble((label, style), message), soft_wrap=True, highlight=False)

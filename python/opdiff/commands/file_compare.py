@@ -47,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
         name, value = line.split(": ", 1)
         table.add_row(name, value)
     console.print(table)
-    console.print(f"result: {path}", highlight=False)
+    console.print(f"result: {path}", highlight=False, soft_wrap=True)
     return ExitCode.OK

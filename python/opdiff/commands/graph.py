@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple, TypeVar
 
 T = TypeVar("T")
 
-from opdiff.commands.errors import print_error
+from opdiff.commands.errors import print_error, print_note
 
 if TYPE_CHECKING:
     from typing import Optional
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _print_summary(console, graph, args.limit)
     if args.json:
-        console.print(Text.assemble("atc JSON written to ", (args.json, "bold")))
+        console.print(Text.assemble("atc JSON written to ", (args.json, "bold")), soft_wrap=True)
     if getattr(args, "whole_process", False):
         from opdiff.commands.exit_codes import exit_now
 
@@ -70,11 +70,12 @@ def run(args: argparse.Namespace) -> int:
 def _print_summary(console: "Console", graph: "GraphFile", limit: int) -> None:
     from rich.markup import escape
     from rich.table import Table
-    from rich.text import Text
 
     fusion_map, om = graph.fusion_map, graph.om
     fused = [group for group in fusion_map.groups if len(group.op_names) > 1 or len(group.original_names) > 1]
     overview = Table(title=escape(f"model {fusion_map.name or '(unnamed)'}"), show_header=False)
+    overview.add_column()
+    overview.add_column(overflow="fold")  # a long path folds, whole, on a narrow terminal
     overview.add_row("source", escape(fusion_map.source))
     overview.add_row("kind", graph.kind.value)
     if om is not None:
@@ -106,7 +107,7 @@ def _print_summary(console: "Console", graph: "GraphFile", limit: int) -> None:
 
     fused_table = Table(title=f"fused ops ({len(fused)})")
     for column in ("index", "relation", "NPU ops", "original ops"):
-        fused_table.add_column(column)
+        fused_table.add_column(column, overflow="fold")  # an op name too long for a narrow terminal folds, whole
     for group in _limited(fused, limit):
         fused_table.add_row(
             str(group.index), group.relation.value, escape("\n".join(group.op_names)), escape(", ".join(group.original_names)) or "*"
@@ -127,7 +128,7 @@ def _print_summary(console: "Console", graph: "GraphFile", limit: int) -> None:
         io_table.add_row("output", escape(str(ref)), desc.dtype if desc else "", _shape(desc.origin_shape if desc else None))
     console.print(io_table)
     for warning in fusion_map.warnings:
-        console.print(Text.assemble(("note: ", "yellow"), warning))
+        print_note(warning, console)
 
 
 def _add_om_rows(overview: "Table", om: "OmModel") -> None:
@@ -184,7 +185,7 @@ def _op_table(fusion_map: "FusionMap", limit: int) -> "Table":
     table = Table(title=f"ops ({len(fusion_map.ops)})", caption=_cut_caption(len(fusion_map.ops), limit, "ops"))
     table.add_column("id", justify="right")
     for column in ("op", "type", "original ops"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # whole names, not cut to an ellipsis on a narrow terminal
     for op in _limited(list(fusion_map.ops), limit):
         table.add_row(str(op.id), escape(op.name), escape(op.type), escape(", ".join(op.original_names)) or "*")
     return table

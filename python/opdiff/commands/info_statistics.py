@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
-
 
 
 def print_side_or_statistics(path: str, console: Console) -> int:
@@ -28,7 +28,7 @@ def _print_statistics(path: str, console: Console) -> int:
     try:
         stats = read_statistics(path)
     except StatisticsFormatError as error:
-        Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+        print_error(f"{error}")
         return ExitCode.INVALID_DUMP_DATA
     table = Table(title=f"{escape(os.path.basename(path))}  [dim](statistics dump)[/]", title_justify="left",
                   box=box.SIMPLE_HEAD, pad_edge=False)
@@ -46,9 +46,9 @@ def _print_statistics(path: str, console: Console) -> int:
     console.print(table)
     console.print(values)
     for (role, index), reason in sorted(stats.problems.items()):
-        console.print(f"  [yellow]{role} {index}:[/] {escape(reason)}", highlight=False)
+        print_note(reason, console, label=f"  {role} {index}: ")
     for note in stats.notes:
-        console.print(f"  [yellow]note:[/] {escape(note)}", highlight=False)
+        print_note(note, console, label="  note: ")
     return ExitCode.INVALID_DUMP_DATA if stats.problems or stats.notes else 0
 
 
@@ -57,19 +57,19 @@ def _print_side(path: str, console: Console) -> int:
 
     leaves = find_leaves(path)
     if not leaves:
-        console.print(f"{escape(path)}: no dump files found")
+        console.print(f"{escape(path)}: no dump files found", soft_wrap=True)
         return 0
     for leaf in leaves:
         try:
             index = index_folder(leaf.folder)
         except ValueError as error:
-            Console(stderr=True).print(f"[red]error:[/] {escape(str(error))}", highlight=False, soft_wrap=True)
+            print_error(f"{error}")
             return ExitCode.INVALID_DUMP_DATA
         kind = index.kind.value if index.kind else "nothing to compare"
         statistics = index.statistics_count
         console.print(f"[bold]{escape(str(leaf.folder))}[/]: {kind}, {len(index.files)} op(s), {index.count - statistics} "
                       f"{'golden file(s)' if kind == 'golden .npy' else 'full dump(s)'}, {statistics} statistics file(s), "
-                      f"{len(index.skipped)} skipped", highlight=False)
+                      f"{len(index.skipped)} skipped", highlight=False, soft_wrap=True)
         for skipped, reason in index.skipped:
-            console.print(f"  [dim]skipped:[/] {escape(skipped.name)}: {escape(reason)}", highlight=False)
+            print_note(f"{skipped.name}: {reason}", console, label="  skipped: ", style="dim")
     return 0

@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
-from opdiff.commands.errors import print_error
+from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
+
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -60,18 +61,18 @@ def run(args: argparse.Namespace) -> int:
         console.print(_table(scan, scan.ops[: args.top]))
         first = scan.ops[0]
         console.print(f"[bold red]first overflow:[/] {first.op_name or 'task ' + str(first.task_id)} ({first.op_type or op_kind(first)}) "
-                      f"at timestamp {first.timestamp}; later overflows usually follow from it", highlight=False)
+                      f"at timestamp {first.timestamp}; later overflows usually follow from it", highlight=False, soft_wrap=True)
     else:
         console.print(f"[green]no overflow[/] in {scan.scanned} dump files and {scan.records} Opdebug records under {scan.folder}",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
     for path, reason in scan.unreadable:
-        console.print(f"  [dim]unreadable:[/] {path}: {reason}", highlight=False)
+        print_note(f"{path}: {reason}", console, label="  unreadable: ", style="dim")
     try:
         summary = write_overflow_summary(scan, args.output, args.top)
     except OSError as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT
-    console.print(f"summary: {summary}", highlight=False)
+    console.print(f"summary: {summary}", highlight=False, soft_wrap=True)
     return ExitCode.OVERFLOW if scan.ops and args.fail else ExitCode.OK
 
 

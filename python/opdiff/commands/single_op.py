@@ -42,5 +42,5 @@ def run_single_op(args: argparse.Namespace) -> int:
     console = Console()
     print_single_op(detail, console)
     for path in written:
-        console.print(f"wrote {path}", highlight=False)
+        console.print(f"wrote {path}", highlight=False, soft_wrap=True)
     return ExitCode.OK
