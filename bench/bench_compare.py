@@ -31,7 +31,6 @@ from typing import List, Optional
 
 from rich.console import Console
 from rich.table import Table
-
 from side_by_side.bench_data import DataSet, llm_sizes, write_fusion_set
 from side_by_side.csv_diff import diff_csvs
 from side_by_side.measure import RunStats, run_measured

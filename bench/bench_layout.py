@@ -102,7 +102,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      outputs=[Tensor(golden32.astype(np.float16), layout=case.layout)])
             tensor = opdiff.read_dump(dump).outputs[0]
             view = tensor.view(case.target)
-            logical = golden32 if case.target in (None, "NCHW") or case.layout == "NHWC" and case.target == "NCHW" else \
+            logical = golden32 if case.target in (None, "NCHW") or (case.layout == "NHWC" and case.target == "NCHW") else \
                 np.ascontiguousarray(np.moveaxis(golden32, 1, -1))
             gold = opdiff.write_dump(folder / f"{name}.golden", name, outputs=[Tensor(logical, layout=case.target or "ND")]) \
                 if case.target else opdiff.write_dump(folder / f"{name}.golden", name, outputs=[Tensor(golden32)])

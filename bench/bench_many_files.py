@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.match.planning import plan
 from opdiff.dumps.discovery import find_leaves, index_folder
+from opdiff.match.planning import plan
 from opdiff.testing.many_files import write_many_files
 
 

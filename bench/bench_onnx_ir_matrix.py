@@ -61,7 +61,7 @@ class Case:
 # ---------------------------------------------------------------- worker: runs inside one environment
 
 
-def _converter(name: str) -> Callable[["object"], "object"]:
+def _converter(name: str) -> Callable[[object], object]:
     if name == "ort":
         from onnxruntime.transformers.float16 import convert_float_to_float16 as ort_convert
 
@@ -73,7 +73,7 @@ def _converter(name: str) -> Callable[["object"], "object"]:
     raise ValueError(name)
 
 
-def _device_run(model: "object", folder: Path, feeds: Dict, fusion: bool, precision: str, converter: str) -> "object":
+def _device_run(model: object, folder: Path, feeds: Dict, fusion: bool, precision: str, converter: str) -> object:
     from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx
     from opdiff.producers.model_prep import prepare_model
     from opdiff.producers.onnx_runner import Optimization, optimize_model
@@ -87,7 +87,7 @@ def _device_run(model: "object", folder: Path, feeds: Dict, fusion: bool, precis
     return dump_onnx(_converter(converter)(graph), folder, feeds, DumpOptions(kind=OutputKind.DEVICE), name="m", reference=model)
 
 
-def _judge(case: Case, device: "object", golden_folder: Path) -> None:
+def _judge(case: Case, device: object, golden_folder: Path) -> None:
     import opdiff
 
     report = opdiff.compare(device.tensor_folder, golden_folder, fusion_rule=device.fusion_rule)

@@ -45,7 +45,7 @@ class QdqFigures:
     seconds: float
 
 
-def float_model(name: str) -> "object":
+def float_model(name: str) -> object:
     return torch_style_model(blocks=4) if name == TORCH_STYLE else randomize_weights(load_light_model(name), seed=0).model
 
 

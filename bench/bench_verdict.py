@@ -22,13 +22,13 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.report.result import Report
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx
 from opdiff.producers.fault_injection import scale_weights
 from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
 from opdiff.producers.qdq_model import quantize_qdq
 from opdiff.producers.random_weights import randomize_weights
+from opdiff.report.result import Report
 
 
 def _row(table: Table, model: str, run: str, report: Report) -> None:

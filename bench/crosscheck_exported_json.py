@@ -14,10 +14,11 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-import opdiff  # noqa: E402
-from opdiff.graph import write_atc_json  # noqa: E402
-from opdiff.testing.graph_dumps import write_graph_dumps  # noqa: E402
-from side_by_side.reference import ReferenceTool  # noqa: E402
+from side_by_side.reference import ReferenceTool
+
+import opdiff
+from opdiff.graph import write_atc_json
+from opdiff.testing.graph_dumps import write_graph_dumps
 
 SAMPLES = sorted((pathlib.Path(__file__).parent.parent / "tests" / "data" / "atc-json").glob("*.json"))
 

@@ -21,10 +21,10 @@ from typing import Dict, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from side_by_side.csv_diff import Agreement, diff_csvs  # noqa: E402
-from side_by_side.reference import DEFAULT_VENV, ReferenceTool  # noqa: E402
+from side_by_side.csv_diff import Agreement, diff_csvs
+from side_by_side.reference import DEFAULT_VENV, ReferenceTool
 
-from opdiff.testing.dump_tree import Fault, write_dump_tree  # noqa: E402
+from opdiff.testing.dump_tree import Fault, write_dump_tree
 
 TIMEOUT = 600
 

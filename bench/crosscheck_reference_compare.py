@@ -23,12 +23,12 @@ from typing import List, Tuple
 
 from rich.console import Console
 from rich.table import Table
-
-from opdiff.testing.side_by_side_cases import Case, all_cases
 from side_by_side.csv_diff import Agreement, CsvDiff, diff_csvs
 from side_by_side.explanations import explain, explain_row
 from side_by_side.measure import run_measured
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
+
+from opdiff.testing.side_by_side_cases import Case, all_cases
 
 ATC_SAMPLES = sorted((Path(__file__).resolve().parents[1] / "tests" / "data" / "atc-json").glob("*.json"))
 

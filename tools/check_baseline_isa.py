@@ -30,14 +30,7 @@ KERNEL_OBJECT = re.compile(r"kernel_avx[0-9a-z]*\.cpp\.o$")
 # Not tzcnt: GCC emits `rep bsf` (which objdump shows as tzcnt) for nonzero inputs on purpose, since a
 # CPU without BMI1 runs it as bsf with the same result.
 EXTENSION_MNEMONICS = frozenset(
-    "andn bextr blsi blsmsk blsr bzhi mulx pdep pext rorx sarx shlx shrx lzcnt popcnt crc32 movbe "
-    "addsubps addsubpd haddps haddpd hsubps hsubpd lddqu movddup movshdup movsldup "
-    "pabsb pabsw pabsd palignr phaddw phaddd phaddsw phsubw phsubd phsubsw pmaddubsw pmulhrsw pshufb "
-    "psignb psignw psignd blendpd blendps blendvpd blendvps dppd dpps extractps insertps movntdqa "
-    "mpsadbw packusdw pblendvb pblendw pcmpeqq pextrb pextrd pextrq phminposuw pinsrb pinsrd pinsrq "
-    "pmaxsb pmaxsd pmaxud pmaxuw pminsb pminsd pminud pminuw pmovsxbw pmovsxbd pmovsxbq pmovsxwd "
-    "pmovsxwq pmovsxdq pmovzxbw pmovzxbd pmovzxbq pmovzxwd pmovzxwq pmovzxdq pmuldq pmulld ptest "
-    "roundps roundpd roundss roundsd pcmpestri pcmpestrm pcmpistri pcmpistrm pcmpgtq".split()
+    ["andn", "bextr", "blsi", "blsmsk", "blsr", "bzhi", "mulx", "pdep", "pext", "rorx", "sarx", "shlx", "shrx", "lzcnt", "popcnt", "crc32", "movbe", "addsubps", "addsubpd", "haddps", "haddpd", "hsubps", "hsubpd", "lddqu", "movddup", "movshdup", "movsldup", "pabsb", "pabsw", "pabsd", "palignr", "phaddw", "phaddd", "phaddsw", "phsubw", "phsubd", "phsubsw", "pmaddubsw", "pmulhrsw", "pshufb", "psignb", "psignw", "psignd", "blendpd", "blendps", "blendvpd", "blendvps", "dppd", "dpps", "extractps", "insertps", "movntdqa", "mpsadbw", "packusdw", "pblendvb", "pblendw", "pcmpeqq", "pextrb", "pextrd", "pextrq", "phminposuw", "pinsrb", "pinsrd", "pinsrq", "pmaxsb", "pmaxsd", "pmaxud", "pmaxuw", "pminsb", "pminsd", "pminud", "pminuw", "pmovsxbw", "pmovsxbd", "pmovsxbq", "pmovsxwd", "pmovsxwq", "pmovsxdq", "pmovzxbw", "pmovzxbd", "pmovzxbq", "pmovzxwd", "pmovzxwq", "pmovzxdq", "pmuldq", "pmulld", "ptest", "roundps", "roundpd", "roundss", "roundsd", "pcmpestri", "pcmpestrm", "pcmpistri", "pcmpistrm", "pcmpgtq"]
 )
 WIDE_REGISTER = re.compile(r"%(?:[yz]mm\d+|k[0-7]\b)")
 INSTRUCTION = re.compile(r"^\s*([0-9a-f]+):\s+(?:(?:rex\S*|lock|rep\S*|notrack|bnd|data16|cs|ds)\s+)*([a-z][a-z0-9]*)(.*)$")

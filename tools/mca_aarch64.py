@@ -157,7 +157,7 @@ def main() -> None:
     print(f"| loop (aarch64, GCC {compiler_version(args.build)}) | elements / iteration | "
           + " | ".join(f"{cpu} cycles / element" for cpu in cpus) + " |")
     print("| --- | --- |" + " --- |" * len(cpus))
-    scalar_cpe = {cpu: 0.0 for cpu in cpus}
+    scalar_cpe = dict.fromkeys(cpus, 0.0)
     for title, loop, elements in rows:
         cpe = {cpu: cycles_per_iteration(loop.body, cpu) / elements for cpu in cpus}
         for cpu in cpus:

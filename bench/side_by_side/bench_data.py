@@ -15,7 +15,6 @@ import numpy as np
 
 from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.writer import save_npy
-
 from opdiff.testing.rule_json import Output, RuleOp, rule
 
 TS = 1700000000000000

@@ -24,7 +24,7 @@ class ReferenceTool:
     library_dir: Path  # holds libascend_dump_parser.so
 
     @classmethod
-    def locate(cls, venv: Path = DEFAULT_VENV, library_dir: Optional[Path] = None) -> "ReferenceTool":
+    def locate(cls, venv: Path = DEFAULT_VENV, library_dir: Optional[Path] = None) -> ReferenceTool:
         """Find msaccucmp.py in `venv`; build the stand-in library if `library_dir` lacks it."""
         python = venv / "bin" / "python"
         scripts = sorted(venv.glob("lib/python*/site-packages/msprobe/msaccucmp/msaccucmp.py"))

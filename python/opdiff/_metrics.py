@@ -147,7 +147,7 @@ class Metrics:
 
         return metrics_html(self)
 
-    def __rich__(self) -> "Group":
+    def __rich__(self) -> Group:
         """What ``rich.print(metrics)`` shows: the summary as tables."""
         from opdiff.report.metrics_view import metrics_renderable
 

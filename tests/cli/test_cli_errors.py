@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.child_env import child_env
 from opdiff.cli import report_internal_error
+from tests.support.child_env import child_env
 
 LONG = "a_folder_whose_name_is_long_enough_to_pass_the_width_of_a_narrow_terminal_by_itself"
 

@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 import opdiff
-
 from tests.support.child_env import child_env
 
 

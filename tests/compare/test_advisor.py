@@ -8,13 +8,13 @@ import pytest
 
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
-from opdiff.report.findings import FindingKind
 from opdiff.dumps import Tensor
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
+from opdiff.report.findings import FindingKind
 from opdiff.report.verdict import REFERENCE_THRESHOLDS, ThresholdVerdict
-from tests.support.child_env import child_env  # noqa: E402
+from tests.support.child_env import child_env
 
 TS = 1700000000000000
 SHAPE = (1, 16, 8, 8)

@@ -10,8 +10,8 @@ import numpy as np
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.dumps import Tensor
-from tests.support.child_env import child_env  # noqa: E402
 from tests.compare.test_compare_end_to_end import TS, faulty_channel, write_conv_relu_case
+from tests.support.child_env import child_env
 
 
 def _two_run_case(tmp_path):

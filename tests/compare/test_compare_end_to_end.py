@@ -14,7 +14,7 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor
-from tests.support.child_env import child_env  # noqa: E402
+from tests.support.child_env import child_env
 
 TS = 1700000000000001
 

@@ -11,8 +11,8 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor
-from tests.support.child_env import child_env  # noqa: E402
 from tests.compare.test_compare_end_to_end import TS, conv_relu_case  # noqa: F401  (fixture)
+from tests.support.child_env import child_env
 
 
 def _output_row(report):

@@ -6,8 +6,8 @@ import pytest
 
 import opdiff
 from opdiff.graph import write_atc_json
-from opdiff.testing.graph_dumps import write_graph_dumps
 from opdiff.testing.attr_compressor import compress
+from opdiff.testing.graph_dumps import write_graph_dumps
 from opdiff.testing.model_defs import model_def_from_fusion_map
 from opdiff.testing.om_writer import MODEL_DEF, write_om
 from tests.support import paths

@@ -10,7 +10,7 @@ import pytest
 
 import opdiff
 from opdiff.engine.file_compare import FILE_ALGORITHMS, compare_files
-from tests.support.child_env import child_env  # noqa: E402
+from tests.support.child_env import child_env
 
 
 def test_metrics_equal_those_of_the_arrays(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.engine.overflow_scan import scan_overflow, summary_lines
-from tests.support.child_env import child_env  # noqa: E402
+from tests.support.child_env import child_env
 
 SHAPE = (1, 16, 4, 4)
 

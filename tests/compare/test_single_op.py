@@ -11,7 +11,7 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.engine.single_op import BLOCK, detail_of_arrays, single_op_detail
-from tests.support.child_env import child_env  # noqa: E402
+from tests.support.child_env import child_env
 
 TS = 1700000000000001
 

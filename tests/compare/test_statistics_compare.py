@@ -14,8 +14,8 @@ import pytest
 
 import opdiff
 from opdiff.cli import main
-from opdiff.report.statistics_result import StatisticsReport
 from opdiff.demo.statistics_network import DTYPES, LAYOUTS, StatisticsCase, write_statistics_case
+from opdiff.report.statistics_result import StatisticsReport
 
 K = 3
 CASES = [(layout, dtype) for layout in LAYOUTS for dtype in DTYPES]

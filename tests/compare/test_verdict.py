@@ -17,9 +17,8 @@ import pytest
 
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
-from opdiff.report.findings import FindingKind
-from tests.support.child_env import child_env
 from opdiff.graph import read_graph
+from opdiff.report.findings import FindingKind
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import (
     BF16_VS_FP32,
@@ -33,6 +32,7 @@ from opdiff.report.verdict import (
     precision_row,
 )
 from opdiff.testing.verdict_network import TINY_BRANCH, Fault, FaultKind, Precision, write_verdict_case
+from tests.support.child_env import child_env
 
 FAULT_OP = 12
 SIDES = ("golden", "npu")

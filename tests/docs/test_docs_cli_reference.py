@@ -7,9 +7,8 @@ import argparse
 import re
 from typing import Dict, List
 
-from tests.support.doc_blocks import ROOT
-
 from opdiff.cli import build_parser
+from tests.support.doc_blocks import ROOT
 
 CLI_PAGE = ROOT / "docs" / "cli.md"
 

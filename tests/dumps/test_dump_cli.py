@@ -12,7 +12,6 @@ import pytest
 import opdiff
 from opdiff.cli import main
 from opdiff.dumps import Tensor
-
 from tests.support.child_env import child_env
 
 NAME = "Conv2D.conv1.3.2.1700000000000000"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import opdiff
-from opdiff.dumps import DumpForm, Tensor, dump_data_pb2 as pb
+from opdiff.dumps import DumpForm, Tensor
+from opdiff.dumps import dump_data_pb2 as pb
 
 
 def v2_file(path, header: pb.DumpData, payload: bytes = b""):

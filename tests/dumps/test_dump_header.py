@@ -3,7 +3,6 @@ the C++ enum tables agree with dump_data.proto."""
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.dump_support import DTYPES, expected_logical, logical_data, same
 
 import opdiff
 from opdiff.dumps import DumpForm, Tensor
 from opdiff.dumps.layouts import CANONICAL, encode
+from tests.support.dump_support import DTYPES, expected_logical, logical_data, same
 
 # Logical shapes chosen so channels are not multiples of any C0 (16, 32, 64) and N not of 16.
 SHAPES = {

@@ -17,10 +17,24 @@ import pytest
 import opdiff
 from opdiff.dumps import DumpFormatError
 from opdiff.dumps.opdebug import (
-    AccType, AicpuEntry, CoreEntry, OldUnit, OpdebugRecord, RecordForm, SdmaEntry, decode_opdebug, is_opdebug_name, read_opdebug,
+    AccType,
+    AicpuEntry,
+    CoreEntry,
+    OldUnit,
+    OpdebugRecord,
+    RecordForm,
+    SdmaEntry,
+    decode_opdebug,
+    is_opdebug_name,
+    read_opdebug,
 )  # fmt: skip
 from opdiff.testing.opdebug import (
-    aicpu_entry, core_entry, encode_acc_list, encode_old, old_entries, sdma_entry, write_opdebug_dump,
+    aicpu_entry,
+    core_entry,
+    encode_acc_list,
+    old_entries,
+    sdma_entry,
+    write_opdebug_dump,
 )  # fmt: skip
 from tests.support.child_env import child_env
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf import descriptor_pb2
+
 from tests.support import paths
 
 ROOT = paths.ROOT

@@ -13,7 +13,14 @@ from opdiff.graph.om_reader import read_om
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.testing.model_defs import model_def, op_def, simple_model_def
 from opdiff.testing.om_writer import (
-    FLOW_SUBMODEL, MODEL_DEF, WEIGHTS_DATA, HeaderFields, OmVariant, om_bytes, write_om, write_om2,
+    FLOW_SUBMODEL,
+    MODEL_DEF,
+    WEIGHTS_DATA,
+    HeaderFields,
+    OmVariant,
+    om_bytes,
+    write_om,
+    write_om2,
 )
 
 GOOD = simple_model_def().SerializeToString()

@@ -18,8 +18,19 @@ from opdiff.graph.provenance import make_op
 from opdiff.testing.attr_compressor import compress
 from opdiff.testing.model_defs import model_def, model_def_from_fusion_map, op_def, output_desc, simple_model_def
 from opdiff.testing.om_writer import (
-    FLOW_MODEL, FLOW_MODEL_TYPE, FLOW_SUBMODEL, MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, TBE_KERNELS, WEIGHTS_DATA,
-    HeaderFields, OmVariant, om_bytes, write_om, write_om2,
+    FLOW_MODEL,
+    FLOW_MODEL_TYPE,
+    FLOW_SUBMODEL,
+    MODEL_DEF,
+    MODEL_INOUT_INFO,
+    TASK_INFO,
+    TBE_KERNELS,
+    WEIGHTS_DATA,
+    HeaderFields,
+    OmVariant,
+    om_bytes,
+    write_om,
+    write_om2,
 )
 
 

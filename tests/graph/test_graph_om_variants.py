@@ -16,7 +16,13 @@ from opdiff.graph.om_reader import read_om
 from opdiff.graph.read import read_graph_file
 from opdiff.testing.model_defs import model_def, op_def
 from opdiff.testing.om_writer import (
-    MODEL_DEF, HeaderFields, OmVariant, atc_partitions, om_bytes, write_om, write_om2,
+    MODEL_DEF,
+    HeaderFields,
+    OmVariant,
+    atc_partitions,
+    om_bytes,
+    write_om,
+    write_om2,
 )
 from tests.support import paths
 
@@ -150,7 +156,7 @@ def test_graph_command_lists_every_op_and_the_header_facts(tmp_path, variant):
     assert version in out
     assert "platform version" in out and "1.11.z.0" in out
     assert CMDLINE in out and "Ascend310 (from the ATC command line)" in out
-    assert f"MODEL_DEF (0)" in out and f"{len(payload):,}" in out and "TASK_INFO (2)" in out
+    assert "MODEL_DEF (0)" in out and f"{len(payload):,}" in out and "TASK_INFO (2)" in out
     assert f"partitions ({5 if variant is OmVariant.V2_WIDE else 4})" in out
 
 

@@ -15,13 +15,13 @@ from typing import Callable, Tuple
 
 import numpy as np
 import pytest
-from tests.support.dump_support import same, write_raw_v2
 
 import opdiff
 from opdiff import _core
 from opdiff.dumps import Tensor, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import format_number
+from tests.support.dump_support import same, write_raw_v2
 
 pytestmark = pytest.mark.kernels
 

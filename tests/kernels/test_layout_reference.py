@@ -9,11 +9,11 @@ import itertools
 
 import numpy as np
 import pytest
-from tests.support.dump_support import same, write_raw_v2
 
 import opdiff
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import format_number
+from tests.support.dump_support import same, write_raw_v2
 
 pytestmark = pytest.mark.kernels
 

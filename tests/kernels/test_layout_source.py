@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.support.dump_support import logical_data, same
 
 import opdiff
 from opdiff import _core
 from opdiff.dumps import Tensor, tensor_metrics
+from tests.support.dump_support import logical_data, same
 
 pytestmark = pytest.mark.kernels
 

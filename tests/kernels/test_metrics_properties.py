@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support.simd import SIMD_PATHS
-from tests.support.metric_checks import assert_matches_reference
 from opdiff._metrics import compute_metrics
+from tests.support.metric_checks import assert_matches_reference
 from tests.support.reference_metrics import reference_metrics
+from tests.support.simd import SIMD_PATHS
 
 pytestmark = pytest.mark.kernels
 

@@ -11,10 +11,10 @@ import platform
 from typing import Any
 
 import pytest
-from tests.support.scalar_baseline_cases import CASES, encode, flatten
 
 from opdiff._metrics import compute_metrics
 from tests.support import paths
+from tests.support.scalar_baseline_cases import CASES, encode, flatten
 
 pytestmark = pytest.mark.kernels
 

@@ -4,9 +4,9 @@ those inside functions included. docs/architecture.md explains the layers."""
 
 from __future__ import annotations
 
-from tests.support.paths import ROOT
-
 import pytest
+
+from tests.support.paths import ROOT
 
 importlinter_cli = pytest.importorskip("importlinter.cli")
 

@@ -5,16 +5,14 @@ import pytest
 
 from opdiff.cli import main
 
-
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
-from tests.support.onnx_models import mlp_model  # noqa: E402
-
 import opdiff  # noqa: E402
 from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
 from opdiff.producers.light_models import light_model_names  # noqa: E402
+from tests.support.onnx_models import mlp_model  # noqa: E402
 
 
 def save_mlp(tmp_path):

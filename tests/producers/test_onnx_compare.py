@@ -9,12 +9,12 @@ pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test 
 
 import opdiff  # noqa: E402
 from opdiff.advisor.tensor_advisor import advise
-from opdiff.report.findings import FindingKind  # noqa: E402
-from opdiff.report.scenario import Scenario  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
 from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
 from opdiff.producers.random_weights import randomize_weights  # noqa: E402
+from opdiff.report.findings import FindingKind  # noqa: E402
+from opdiff.report.scenario import Scenario  # noqa: E402
 
 MODEL = "squeezenet"
 if MODEL not in light_model_names():

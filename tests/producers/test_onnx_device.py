@@ -7,12 +7,11 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
-from tests.support.onnx_models import conv_bn_relu_model, mlp_model  # noqa: E402
-
 import opdiff  # noqa: E402
 from opdiff.dumps.discovery import FileKind, escape_op_name, index_folder  # noqa: E402
 from opdiff.graph import Relation  # noqa: E402
 from opdiff.producers import DeviceLayout, DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
+from tests.support.onnx_models import conv_bn_relu_model, mlp_model  # noqa: E402
 
 X = np.random.default_rng(0).standard_normal((1, 3, 8, 8)).astype(np.float32)
 

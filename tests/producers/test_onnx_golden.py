@@ -7,12 +7,11 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
-from tests.support.onnx_models import IR_VERSION, OPSET, conv_bn_relu_model, mlp_model, mlp_reference  # noqa: E402
-
 from opdiff.dumps.discovery import FileKind, index_folder, parse_golden_name  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import InputSpec, input_specs, load_inputs, random_inputs  # noqa: E402
 from opdiff.producers.model_prep import prepare_model  # noqa: E402
+from tests.support.onnx_models import IR_VERSION, OPSET, conv_bn_relu_model, mlp_model, mlp_reference  # noqa: E402
 
 EXPECTED_KEYS = {
     "in_x.0": "in/x",  # the input, as output 0 of its Data op

@@ -8,13 +8,12 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime.quantization")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
-from tests.support.onnx_models import conv_bn_relu_model  # noqa: E402
-
 import opdiff  # noqa: E402
 from opdiff.dumps.discovery import escape_op_name, index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
 from opdiff.producers.qdq_model import EVERY_OP_TYPE, quantize_qdq  # noqa: E402
+from tests.support.onnx_models import conv_bn_relu_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from opdiff.producers.qdq_coverage import agreement, float_op_coverage  # noqa: 
 from opdiff.producers.random_weights import randomize_weights  # noqa: E402
 from opdiff.producers.torch_style_model import torch_style_model  # noqa: E402
 
+
 def dump_float_and_qdq(folder, model):
     """(float golden run folder, QDQ run folder) of `model`, both written by `opdiff dump-onnx`."""
     path = folder / "model.onnx"
@@ -85,7 +86,7 @@ def test_the_quant_filter_skips_no_op_and_every_float_tensor_is_compared(request
     assert figures.tensors == len(coverage.compared)
     # the input of a Relu is quantized with the Relu's range (negatives clip to 0): mapped to X's
     # golden instead of the Relu's, such a tensor would show cosine ~0.7 on squeezenet
-    assert 0.99 < figures.cosine.minimum and 0.999 < figures.cosine.median <= figures.cosine.maximum <= 1.0
+    assert figures.cosine.minimum > 0.99 and 0.999 < figures.cosine.median <= figures.cosine.maximum <= 1.0
     assert 0.99 < figures.norm_ratio.median < 1.01 and figures.norm_ratio.maximum < 1.05
     # the default verdict judges a quantized run by its int8 row: an unfaulted run passes it, but
     # for squeezenet's final Softmax (random weights: logits up to 13.5), which turns its input's

@@ -14,8 +14,8 @@ import pytest
 
 import opdiff
 from opdiff.cli import main
-from opdiff.match.planning import plan
 from opdiff.engine.tensor_engine import Engine, EngineOptions
+from opdiff.match.planning import plan
 from tests.reliability.test_fault_injection import tmpfs, unwrapped
 
 OPS = 12

@@ -10,6 +10,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tests.support import paths
 
 pytestmark = pytest.mark.fuzz

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.support import paths
 from tests.support.own_peak import with_own_peak
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import io
 from html.parser import HTMLParser
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -14,9 +13,9 @@ import pytest
 from rich.console import Console
 
 import opdiff
-from opdiff.report.result import Report
 from opdiff.demo.report import write_case
 from opdiff.report.metrics_view import metric_rows, number
+from opdiff.report.result import Report
 
 # Characters that mean something in HTML and in rich markup; a folder may be named like this.
 ODD = "case <b>&\"[red]x'"

@@ -15,11 +15,11 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from opdiff.commands.exit_codes import ExitCode  # noqa: E402
-from opdiff.testing.dump_tree import Fault, write_dump_tree  # noqa: E402
-from opdiff.testing.local_cluster import local_cluster  # noqa: E402
-from opdiff.testing.tls_certificates import have_openssl, make_cluster_certificates  # noqa: E402
-from opdiff.runs.worker import EXIT_AFTER_RUNS_VARIABLE  # noqa: E402
+from opdiff.commands.exit_codes import ExitCode
+from opdiff.runs.worker import EXIT_AFTER_RUNS_VARIABLE
+from opdiff.testing.dump_tree import Fault, write_dump_tree
+from opdiff.testing.local_cluster import local_cluster
+from opdiff.testing.tls_certificates import have_openssl, make_cluster_certificates
 
 pytestmark = pytest.mark.cluster
 CLIENT_TIMEOUT = 120  # seconds: a client run that takes longer has hung

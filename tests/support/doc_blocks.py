@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
+
 from tests.support import paths
 
 ROOT = paths.ROOT

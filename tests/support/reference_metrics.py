@@ -24,9 +24,7 @@ def reference_metrics(
         ad = np.abs(d)
         # cosine, with the reference's scalar / zero-side rules
         a, b = float(np.sqrt(np.dot(x, x))), float(np.sqrt(np.dot(y, y)))
-        if sum(shape) == len(shape):
-            cos = 1.0
-        elif a <= EPS and b < EPS:
+        if sum(shape) == len(shape) or (a <= EPS and b < EPS):
             cos = 1.0
         elif np.sqrt(a) <= EPS or np.sqrt(b) <= EPS:
             cos = math.nan

@@ -80,7 +80,7 @@ def _constant_outputs(rows: Sequence[StatisticsRow]) -> List[Finding]:
             and row.my.max == row.my.min and row.golden.max != row.golden.min]
 
 
-def advise_statistics(report: "StatisticsReport", verdict: StatisticsVerdict = StatisticsVerdict()) -> List[Finding]:
+def advise_statistics(report: StatisticsReport, verdict: StatisticsVerdict = StatisticsVerdict()) -> List[Finding]:
     """The findings for a statistics comparison, most important first (the verdict last)."""
     rows = [row for row in report.rows if row.compared]
     findings = [f for f in (_overflow(rows), _first_divergence(rows, verdict)) if f is not None]

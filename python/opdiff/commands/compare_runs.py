@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -41,8 +42,8 @@ def run_many(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from opdiff.commands.compare_options import parse_algorithms, parse_verdict
-    from opdiff.report.formats import parse_report_formats
     from opdiff.graph import GraphFormatError
+    from opdiff.report.formats import parse_report_formats
     from opdiff.report.runs_summary import JobEnd
     from opdiff.runs.job import RunsRequest, compare_runs
     from opdiff.runs.task import CompareOptions

@@ -30,7 +30,7 @@ def refuse_statistics_limits(limits: Sequence[str]) -> int:
     return ExitCode.BAD_INPUT
 
 
-def finish_statistics_compare(report: "StatisticsReport", args: argparse.Namespace, formats: Sequence[str], limits: Sequence[str]) -> int:
+def finish_statistics_compare(report: StatisticsReport, args: argparse.Namespace, formats: Sequence[str], limits: Sequence[str]) -> int:
     """Print and write the reports of a StatisticsReport under its verdict (the `limits` given, or
     the defaults); exit 3 when a row fails a given limit (or any row fails, with ``--fail``), 2 when
     a limit names a tensor metric or another verdict is asked for."""

@@ -30,7 +30,7 @@ from opdiff.dumps.conversion import FAILED_LIST, ConvertOptions, convert, prepar
 SKIPPED_NAMES = ("mapping.csv", FAILED_LIST)
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("convert", help="convert dump files to .npy or .bin, optionally to a logical format",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-d", "--dump", required=True, metavar="FILE|DIR|F1,F2", help="a dump file, a directory of them, or a comma-separated list")

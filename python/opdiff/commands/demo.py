@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="run a built-in example: a small CNN, fp32 golden .npy vs fp16 Ascend dumps of its fused graph, one op faulty",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("dump-onnx", help="golden or device-style dumps of an ONNX model run with ONNX Runtime",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", metavar="MODEL", help="an .onnx file, or light:NAME for a light model of the onnx package")
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(args: argparse.Namespace) -> "Tuple[Any, str, Dict[str, Any], List[str]]":
+def _load(args: argparse.Namespace) -> Tuple[Any, str, Dict[str, Any], List[str]]:
     """(model, name, feeds, notes) from the arguments; ValueError/OSError on bad ones."""
     import os
 
@@ -147,7 +147,7 @@ def _load(args: argparse.Namespace) -> "Tuple[Any, str, Dict[str, Any], List[str
     return model, name, feeds, notes + input_notes
 
 
-def _print_result(console: "Console", result: "DumpResult") -> None:
+def _print_result(console: Console, result: DumpResult) -> None:
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text

@@ -9,8 +9,7 @@ from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
 
-
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "file-compare",
         aliases=["file_compare"],

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from opdiff.graph.read import GraphFile
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "graph",
         help="summarise the fusion provenance of an .om model or its atc JSON; export atc JSON",
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(console: "Console", graph: "GraphFile", limit: int) -> None:
+def _print_summary(console: Console, graph: GraphFile, limit: int) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -131,7 +131,7 @@ def _print_summary(console: "Console", graph: "GraphFile", limit: int) -> None:
         print_note(warning, console)
 
 
-def _add_om_rows(overview: "Table", om: "OmModel") -> None:
+def _add_om_rows(overview: Table, om: OmModel) -> None:
     from rich.markup import escape
 
     from opdiff.graph.om_header import ModelType
@@ -150,7 +150,7 @@ def _add_om_rows(overview: "Table", om: "OmModel") -> None:
     overview.add_row("attribute compression", "yes" if om.root_dictionary is not None else "no")
 
 
-def _add_fact_rows(overview: "Table", facts: "ModelFacts") -> None:
+def _add_fact_rows(overview: Table, facts: ModelFacts) -> None:
     """What ATC recorded of the build; "not recorded" where the model has no such attribute."""
     from rich.markup import escape
 
@@ -164,7 +164,7 @@ def _add_fact_rows(overview: "Table", facts: "ModelFacts") -> None:
         overview.add_row("framework", escape(facts.framework_type))
 
 
-def _partition_table(om: "OmModel", limit: int) -> "Table":
+def _partition_table(om: OmModel, limit: int) -> Table:
     from rich.table import Table
 
     rows = [(sub.index, partition) for sub in om.submodels for partition in sub.partitions]
@@ -178,7 +178,7 @@ def _partition_table(om: "OmModel", limit: int) -> "Table":
     return table
 
 
-def _op_table(fusion_map: "FusionMap", limit: int) -> "Table":
+def _op_table(fusion_map: FusionMap, limit: int) -> Table:
     from rich.markup import escape
     from rich.table import Table
 
@@ -191,7 +191,7 @@ def _op_table(fusion_map: "FusionMap", limit: int) -> "Table":
     return table
 
 
-def _cut_caption(total: int, limit: int, what: str) -> "Optional[str]":
+def _cut_caption(total: int, limit: int, what: str) -> Optional[str]:
     return f"the first {limit} of {total} {what}; --limit 0 lists all" if 0 < limit < total else None
 
 

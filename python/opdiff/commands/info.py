@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from opdiff.dumps import DumpTensor
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("info", help="list the tensors of dump or .npy files")
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="dump, .npy or statistics .csv files, or dump folders (what kind of side each is)")
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _stats_cells(tensor: "DumpTensor", threads: int) -> List[str]:
+def _stats_cells(tensor: DumpTensor, threads: int) -> List[str]:
     from opdiff.dumps import DumpFormatError, tensor_stats
 
     try:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, List, Optional
 from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
 
-
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
 
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "overflow",
         help="find the ops that overflowed (Opdebug records; fp16 |x| >= 65504, NaN/Inf in fp16/bf16/fp32)",
@@ -76,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OVERFLOW if scan.ops and args.fail else ExitCode.OK
 
 
-def _table(scan: "OverflowScan", shown: "List[OverflowOp]") -> "Table":
+def _table(scan: OverflowScan, shown: List[OverflowOp]) -> Table:
     """One row per overflowing tensor of each op; an op an Opdebug record named shows one row even
     when no tensor of it overflows (or its dump was not found)."""
     from rich import box

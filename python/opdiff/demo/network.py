@@ -119,7 +119,7 @@ def with_fault(ops: List[Op], op_name: str, scale: float) -> List[Op]:
     return faulty
 
 
-def run_network(ops: List[Op], image: np.ndarray, dtype: "Optional[npt.DTypeLike]" = None) -> Dict[str, np.ndarray]:
+def run_network(ops: List[Op], image: np.ndarray, dtype: Optional[npt.DTypeLike] = None) -> Dict[str, np.ndarray]:
     """Every op's output, in execution order. With dtype=float16, inputs, weights and outputs are
     rounded to fp16 at every op (the arithmetic itself is float32, as on the device's cube unit)."""
     outputs: Dict[str, np.ndarray] = {"input": image if dtype is None else image.astype(dtype)}

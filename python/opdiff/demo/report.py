@@ -12,16 +12,16 @@ import numpy as np
 from rich.console import Console
 
 import opdiff
-from opdiff.report.file_names import result_file_name
-from opdiff.report.result import Report
+from opdiff.advisor.tensor_advisor import advise
 from opdiff.demo.fusion import fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
 from opdiff.dumps import Tensor
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
-from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.console import print_findings, print_report
+from opdiff.report.file_names import result_file_name
+from opdiff.report.result import Report
 
 
 def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[str, Path]:

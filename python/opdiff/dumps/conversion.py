@@ -22,8 +22,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
 import opdiff._core as _core
+from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
 from opdiff.dumps.reader import DumpFormatError, DumpTensor, numpy_dtype, read_dump
 from opdiff.fileio.atomic import replacing, write_text
 
@@ -142,7 +142,7 @@ def _write_raw(out_dir: Path, name: str, tensor: DumpTensor) -> Path:
     return out_dir / name
 
 
-def _write_view(out_dir: Path, name: str, view: "_core.TensorView", prefix: bytes, widen: bool) -> Path:
+def _write_view(out_dir: Path, name: str, view: _core.TensorView, prefix: bytes, widen: bool) -> Path:
     with replacing(out_dir / name) as temporary:
         view.write_file(str(temporary), prefix, float32=widen)
     return out_dir / name

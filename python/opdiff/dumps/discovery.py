@@ -220,7 +220,7 @@ class DumpIndex:
         """How many times the most often dumped op was dumped (FFTS+ slices of one run count once)."""
         return max((1 if is_sliced(versions) else len(versions) for versions in self.files.values()), default=0)
 
-    def occurrence(self, k: int, *, newest_when_missing: bool = False) -> "DumpIndex":
+    def occurrence(self, k: int, *, newest_when_missing: bool = False) -> DumpIndex:
         """The index of the k-th run of every op (oldest first), for ``--all``: ops dumped fewer
         times are left out, or keep their newest file with `newest_when_missing` (a golden side
         dumped once serves every run). The slices of an FFTS+ op stay together as one run."""

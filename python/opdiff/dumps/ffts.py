@@ -28,7 +28,7 @@ class SliceInfo:
     output_shapes: Tuple[Tuple[Tuple[int, ...], ...], ...]  # per thread, per output
 
     @classmethod
-    def from_dump(cls, dump: DumpFile) -> "SliceInfo":
+    def from_dump(cls, dump: DumpFile) -> SliceInfo:
         if not dump.attrs:
             raise DumpFormatError(f"{dump.path}: an FFTS+ slice without its slicing attribute")
         try:

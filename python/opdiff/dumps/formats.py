@@ -10,7 +10,6 @@ C++ core holds the same tables for reading, and a test keeps the two in step.
 
 from __future__ import annotations
 
-
 from typing import Dict, Optional, Tuple, Union
 
 import ml_dtypes

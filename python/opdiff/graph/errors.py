@@ -13,7 +13,7 @@ class GraphFormatError(ValueError):
     'model.om: wrong magic'
     """
 
-    def __init__(self, path: Union[str, "os.PathLike[str]"], problem: str) -> None:
+    def __init__(self, path: Union[str, os.PathLike[str]], problem: str) -> None:
         self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")

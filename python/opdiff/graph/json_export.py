@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Union
 
+from opdiff.fileio.atomic import write_text
 from opdiff.graph import provenance as pv
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.gc_pause import gc_paused
-from opdiff.fileio.atomic import write_text
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -88,7 +88,7 @@ def _read_bounded(package: zipfile.ZipFile, entry: str, path: str) -> bytes:
     return raw
 
 
-def _graph_entry(names: "list[str]") -> Optional[str]:
+def _graph_entry(names: list[str]) -> Optional[str]:
     if VISUAL_JSON in names:
         return VISUAL_JSON
     return next((name for name in sorted(names) if fnmatch.fnmatch(name, VISUAL_JSON_PATTERN)), None)

@@ -11,7 +11,6 @@ from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.grouping import regroup
 
 
-
 def merge_quant_rule(offline: FusionMap, quant: FusionMap) -> FusionMap:
     """`offline` with its provenance mapped through the quant rule back to the float model, regrouped.
 

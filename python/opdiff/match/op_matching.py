@@ -178,7 +178,7 @@ def plan_with_fusion_rule(
         for op in members:
             if ids is not None and op.id not in ids:
                 continue
-            if multi and _is_inner_node(op) or skipped.is_skipped(op.name):
+            if (multi and _is_inner_node(op)) or skipped.is_skipped(op.name):
                 continue
             label = npu_label or op.name
             ground_truth = _ground_truth_text(members, distinct=True) if multi else _ground_truth_text([op], distinct=False)

@@ -99,7 +99,7 @@ def build_fusion_rule(
     """
     from onnx import numpy_helper
 
-    taken = {name: None for name in rewritten_inputs.values()}
+    taken = dict.fromkeys(rewritten_inputs.values())
     taken.update({node.name: None for node in rewritten.graph.node})
     consts = const_op_names(rewritten, taken)
     initializers = {init.name: init for init in rewritten.graph.initializer}

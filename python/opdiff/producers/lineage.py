@@ -96,7 +96,7 @@ def recover_lineage(original: OnnxModel, origins: Mapping[str, TensorOrigin], re
     rectified = _rectified_by_quantization(rewritten, dequantized)
     surviving = set(produced) | set(rewritten_inputs) | {init.name for init in rewritten.graph.initializer}
     position = {node.name: i for i, node in enumerate(original.graph.node)}
-    position.update({op: -1 for op in set(rewritten_inputs.values())})
+    position.update(dict.fromkeys(set(rewritten_inputs.values()), -1))
 
     tensor_origins: Dict[str, Optional[TensorOrigin]] = {}
     for tensor, data_op in rewritten_inputs.items():

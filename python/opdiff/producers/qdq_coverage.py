@@ -48,7 +48,7 @@ class Spread:
     maximum: float
 
     @staticmethod
-    def of(values: Sequence[float]) -> "Spread":
+    def of(values: Sequence[float]) -> Spread:
         finite = [v for v in values if math.isfinite(v)]
         if not finite:
             return Spread(math.nan, math.nan, math.nan)

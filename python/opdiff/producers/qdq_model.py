@@ -18,7 +18,6 @@ import numpy as np
 from opdiff.producers.model_prep import prepare_model
 from opdiff.producers.onnx_support import OnnxModel
 
-
 # The compute ops an Ascend quantized model runs in int8 (AMCT quantizes the layers with weights and
 # the average pools); everything else, Softmax among them, stays in float there. ONNX Runtime would
 # quantize more by default: a Softmax output in int8 on [0, 1] loses every probability under 1/255,

@@ -132,7 +132,7 @@ def randomize_weights(model: OnnxModel, seed: int) -> RandomizedWeights:
         return tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
 
     rng = np.random.default_rng(seed)
-    counts = {role: 0 for role in WeightRole}
+    counts = dict.fromkeys(WeightRole, 0)
     replaced_nodes = []
     new_values: Dict[str, np.ndarray] = {}
     # One pass in graph order so that the same seed gives the same weights.

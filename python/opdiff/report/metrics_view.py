@@ -31,7 +31,7 @@ def number(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.6g}"
 
 
-def metric_rows(m: "Metrics") -> List[Tuple[str, str]]:
+def metric_rows(m: Metrics) -> List[Tuple[str, str]]:
     """(name, value) pairs of the summary, in the reference tool's order."""
     return [
         ("elements", str(m.count)),
@@ -53,12 +53,12 @@ def metric_rows(m: "Metrics") -> List[Tuple[str, str]]:
 SIDE_COLUMNS = ("side", "min", "max", "mean", "std", "NaN", "+Inf", "-Inf")
 
 
-def side_row(label: str, side: "SideStats") -> Tuple[str, ...]:
+def side_row(label: str, side: SideStats) -> Tuple[str, ...]:
     return (label, number(side.min), number(side.max), number(side.mean), number(side.std), str(side.nan),
             str(side.pos_inf), str(side.neg_inf))
 
 
-def metrics_renderable(m: "Metrics") -> Group:
+def metrics_renderable(m: Metrics) -> Group:
     """The summary as rich tables (what ``rich.print(metrics)`` shows)."""
     values = Table(title="opdiff metrics (my vs golden)", title_justify="left", show_header=False)
     values.add_column("metric")
@@ -78,7 +78,7 @@ def _cells(tag: str, values: Tuple[str, ...]) -> str:
     return "".join(f"<{tag}>{html.escape(value)}</{tag}>" for value in values)
 
 
-def metrics_html(m: "Metrics") -> str:
+def metrics_html(m: Metrics) -> str:
     """The summary as an HTML fragment (a notebook's rich display of a Metrics); every text escaped."""
     parts = ['<div class="opdiff-metrics">', "<table>", "<caption>opdiff metrics (my vs golden)</caption>", "<tbody>"]
     parts += [f"<tr><th style=\"text-align:left\">{html.escape(name)}</th><td>{html.escape(value)}</td></tr>"

@@ -10,9 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from opdiff.report.result_views import StatisticsResult
 from opdiff.report.statistics_rows import StatisticsRow
 from opdiff.report.statistics_verdict import StatisticsVerdict
-from opdiff.report.result_views import StatisticsResult
 
 
 def _g(value: float) -> str:

@@ -78,7 +78,7 @@ def render_statistics_html(document: Dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def write_statistics_html(report: "StatisticsReport", path: Path, findings: Sequence[Any] = (),
+def write_statistics_html(report: StatisticsReport, path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the HTML report through a temporary name."""
     return write_text(path, render_statistics_html(statistics_report_json(report, findings, verdict)))

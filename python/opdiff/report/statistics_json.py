@@ -49,7 +49,7 @@ def statistics_row_json(row: StatisticsRow, verdict: StatisticsVerdict) -> Dict[
     }
 
 
-def statistics_report_json(report: "StatisticsReport", findings: Sequence[Any] = (),
+def statistics_report_json(report: StatisticsReport, findings: Sequence[Any] = (),
                            verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, Any]:
     return {
         **report_envelope(report, SCHEMA_ID),
@@ -66,7 +66,7 @@ def statistics_report_json(report: "StatisticsReport", findings: Sequence[Any] =
     }
 
 
-def write_statistics_json(report: "StatisticsReport", path: Path, findings: Sequence[Any] = (),
+def write_statistics_json(report: StatisticsReport, path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the JSON report through a temporary name."""
     return write_json_document(statistics_report_json(report, findings, verdict), path)

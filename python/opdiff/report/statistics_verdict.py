@@ -72,7 +72,7 @@ class StatisticsThreshold:
         return math.isnan(value) or value > self.value
 
     @classmethod
-    def parse(cls, text: str) -> "StatisticsThreshold":
+    def parse(cls, text: str) -> StatisticsThreshold:
         """From ``METRIC=VALUE``."""
         return cls(*parse_limit(text, "MeanNormDiff=0.001"))
 
@@ -127,7 +127,7 @@ class StatisticsVerdict:
         return "defaults: *NormDiff <= 1e-3 fp16, 8e-3 bf16, 2e-5 fp32; NaN/Inf counts equal"
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str]) -> "StatisticsVerdict":
+    def from_texts(cls, texts: Sequence[str]) -> StatisticsVerdict:
         return cls(tuple(StatisticsThreshold.parse(text) for text in texts))
 
 

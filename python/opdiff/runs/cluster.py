@@ -35,7 +35,7 @@ class ClusterError(Exception):
 
 
 class ClusterExecutor:
-    def __init__(self, address: str, security: "Optional[Security]" = None, *, connect_timeout: float = 10.0,
+    def __init__(self, address: str, security: Optional[Security] = None, *, connect_timeout: float = 10.0,
                  lost_after: float = 10.0) -> None:
         from distributed import Client
 
@@ -43,7 +43,7 @@ class ClusterExecutor:
         self.lost_after = lost_after
         self.warnings: List[str] = []
         try:
-            self.client: "Client" = Client(  # type: ignore[no-untyped-call]
+            self.client: Client = Client(  # type: ignore[no-untyped-call]
                 address, security=security, timeout=connect_timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:  # ValueError: a tls:// address without certificates
             raise ClusterError(f"cannot connect to the scheduler at {address}: {error}") from None
@@ -51,10 +51,10 @@ class ClusterExecutor:
     def close(self) -> None:
         try:
             self.client.close(timeout=5)  # type: ignore[no-untyped-call]
-        except Exception:  # noqa: BLE001 - closing a client whose scheduler is gone may fail any way; nothing to keep
+        except Exception:
             pass
 
-    def __enter__(self) -> "ClusterExecutor":
+    def __enter__(self) -> ClusterExecutor:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -79,7 +79,7 @@ class ClusterExecutor:
         return views
 
     def execute(self, tasks: Sequence[RunTask], on_outcome: OnOutcome) -> Execution:
-        pending: Dict["Future[bytes]", RunTask] = {}
+        pending: Dict[Future[bytes], RunTask] = {}
         try:
             for task in tasks:
                 future = self.client.submit(worker_compare, task, workers=[place.location for place in task.run.places],
@@ -91,8 +91,8 @@ class ClusterExecutor:
             self._cancel(pending)
             return Execution(JobEnd.INTERRUPTED, INTERRUPTED)
 
-    def _collect(self, pending: Dict["Future[bytes]", RunTask], on_outcome: OnOutcome) -> Execution:
-        stranded: Dict["Future[bytes]", float] = {}
+    def _collect(self, pending: Dict[Future[bytes], RunTask], on_outcome: OnOutcome) -> Execution:
+        stranded: Dict[Future[bytes], float] = {}
         unreachable_since: Optional[float] = None
         checked = 0.0
         while pending:
@@ -125,7 +125,7 @@ class ClusterExecutor:
                 time.sleep(POLL_SECONDS)
         return Execution()
 
-    def _outcome(self, future: "Future[bytes]", task: RunTask) -> RunOutcome:
+    def _outcome(self, future: Future[bytes], task: RunTask) -> RunOutcome:
         if future.status == "finished":
             return unpack_outcome(future.result())
         if future.status == "error":
@@ -143,10 +143,10 @@ class ClusterExecutor:
         except (OSError, TimeoutError):
             return None
 
-    def _cancel(self, pending: Dict["Future[bytes]", RunTask]) -> None:
+    def _cancel(self, pending: Dict[Future[bytes], RunTask]) -> None:
         if not pending:
             return
         try:
             self.client.cancel(list(pending), force=True)  # type: ignore[no-untyped-call]
-        except Exception:  # noqa: BLE001 - a lost scheduler cannot cancel; the futures die with the client
+        except Exception:
             pass

@@ -112,7 +112,7 @@ def compare_runs(
     return summary
 
 
-def write_run_csv(report: "Report", path: Path) -> Path:
+def write_run_csv(report: Report, path: Path) -> Path:
     """The run's rows through the single comparison's CSV writer; whole or absent, even on Ctrl-C."""
     writer = ReferenceCsvWriter(path, report.columns)
     try:

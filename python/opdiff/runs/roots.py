@@ -16,7 +16,7 @@ class Roots:
     folders: Tuple[str, ...]
 
     @classmethod
-    def of_process(cls, environ: Mapping[str, str] = os.environ) -> "Roots":
+    def of_process(cls, environ: Mapping[str, str] = os.environ) -> Roots:
         """This process's roots: ``OPDIFF_ROOTS``, else the working folder."""
         listed = [part for part in environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if part.strip()]
         return cls(tuple(os.path.realpath(part) for part in listed) or (os.path.realpath(os.getcwd()),))

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 SCHEDULER_VARIABLE = "OPDIFF_SCHEDULER"
 
 
-def tls_security(ca_file: Optional[str], cert: Optional[str], key: Optional[str]) -> "Optional[Security]":
+def tls_security(ca_file: Optional[str], cert: Optional[str], key: Optional[str]) -> Optional[Security]:
     """Mutual TLS from these files (the CA that signed the cluster's certificates, and this client's
     certificate and key); None when none is given, so that Dask's own configuration
     (``distributed.comm.tls.*``) applies. ValueError when only some are given."""

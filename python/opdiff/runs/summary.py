@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from opdiff.report.runs_summary import (
-    Cell, FirstFailure, JobEnd, MetricSpread, RunEntry, RunsSummary, RunStatus, TensorAcrossRuns,
+    Cell,
+    FirstFailure,
+    JobEnd,
+    MetricSpread,
+    RunEntry,
+    RunsSummary,
+    RunStatus,
+    TensorAcrossRuns,
 )
 from opdiff.report.verdict import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR, ThresholdVerdict, Verdict
 from opdiff.runs.tree import RunKey
@@ -51,7 +58,7 @@ class SummaryBuilder:
     def metrics(self) -> Tuple[str, ...]:
         return verdict_metrics(self.verdict)
 
-    def add_report(self, key: RunKey, report: "Report", csv: Optional[Path], location: str) -> RunEntry:
+    def add_report(self, key: RunKey, report: Report, csv: Optional[Path], location: str) -> RunEntry:
         judge = report.verdict(self.verdict)
         label = key.label
         compared = report.compared
@@ -66,7 +73,7 @@ class SummaryBuilder:
             self._add_row(label, row, id(row) in failing_ids, row is first)
         return entry
 
-    def _add_row(self, label: str, row: "CompareRow", failed: bool, first: bool) -> None:
+    def _add_row(self, label: str, row: CompareRow, failed: bool, first: bool) -> None:
         tensor = self._tensors.setdefault(row.tensor_index, _Tensor(row.npu_dump, row.op_type))
         assert row.metrics is not None
         values = [float(getattr(row.metrics, METRIC_FIELDS[metric])) for metric in self.metrics]

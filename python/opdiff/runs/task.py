@@ -52,7 +52,7 @@ class RunOutcome:
 
     key: RunKey
     location: str = ""
-    report: Optional["Report"] = None
+    report: Optional[Report] = None
     reason: Optional[str] = None
     interrupted: bool = False
     lost: bool = False  # its worker died (or the scheduler went) before it finished

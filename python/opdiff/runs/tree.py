@@ -33,7 +33,7 @@ class RunKey:
         return f"{self.device}_{self.model}_{self.step}"
 
     @classmethod
-    def of_folder(cls, folder: str) -> "RunKey":
+    def of_folder(cls, folder: str) -> RunKey:
         """The key a step folder's path gives (``.../{device}/{model}/{model_id}/{step}``); a folder
         outside the layout (a flat golden folder, say) is its own model, on no device, step 0."""
         parts = Path(os.path.abspath(folder)).parts

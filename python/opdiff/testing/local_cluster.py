@@ -23,8 +23,8 @@ STOP_TIMEOUT = 15.0
 @dataclass
 class LocalCluster:
     address: str
-    scheduler: "subprocess.Popen[bytes]"
-    workers: List["subprocess.Popen[bytes]"] = field(default_factory=list)
+    scheduler: subprocess.Popen[bytes]
+    workers: List[subprocess.Popen[bytes]] = field(default_factory=list)
     logs: List[Path] = field(default_factory=list)
 
     def stop(self) -> None:
@@ -88,7 +88,7 @@ def local_cluster(base: Path, worker_folders: Sequence[Path], *, tls: Optional[T
         cluster.stop()
 
 
-def _wait_for_address(scheduler_file: Path, scheduler: "subprocess.Popen[bytes]") -> str:
+def _wait_for_address(scheduler_file: Path, scheduler: subprocess.Popen[bytes]) -> str:
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if scheduler.poll() is not None:

@@ -155,7 +155,20 @@ def _write_atomically(path: Path, data: bytes) -> Path:
 
 
 __all__ = [
-    "FLOW_MODEL", "FLOW_MODEL_TYPE", "FLOW_SUBMODEL", "HeaderFields", "MODEL_DEF", "MODEL_INOUT_INFO", "OmVariant",
-    "TASK_INFO", "TBE_KERNELS", "WEIGHTS_DATA", "atc_partitions", "om_bytes", "simple_model_def",
-    "write_fusion_map_om", "write_om", "write_om2",
+    "FLOW_MODEL",
+    "FLOW_MODEL_TYPE",
+    "FLOW_SUBMODEL",
+    "MODEL_DEF",
+    "MODEL_INOUT_INFO",
+    "TASK_INFO",
+    "TBE_KERNELS",
+    "WEIGHTS_DATA",
+    "HeaderFields",
+    "OmVariant",
+    "atc_partitions",
+    "om_bytes",
+    "simple_model_def",
+    "write_fusion_map_om",
+    "write_om",
+    "write_om2",
 ]

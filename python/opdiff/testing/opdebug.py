@@ -20,7 +20,16 @@ from typing import Optional, Sequence, Tuple, Union
 import numpy as np
 
 from opdiff.dumps.opdebug import (
-    MAGIC, AccType, AicpuEntry, CoreEntry, Entry, OldUnit, OldUnitEntry, OpdebugRecord, RecordForm, SdmaEntry,
+    MAGIC,
+    AccType,
+    AicpuEntry,
+    CoreEntry,
+    Entry,
+    OldUnit,
+    OldUnitEntry,
+    OpdebugRecord,
+    RecordForm,
+    SdmaEntry,
 )  # fmt: skip
 from opdiff.dumps.writer import Tensor, write_dump
 

@@ -16,7 +16,6 @@ import opdiff
 from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.testing.graph_dumps import write_graph_dumps
-
 from opdiff.testing.rule_json import Output, RuleOp, rule
 
 TS = 1700000000000000
