@@ -124,7 +124,7 @@ def worker(env: str, models: List[str], scratch: Path) -> Iterator[Case]:
     from opdiff.producers.ir_forms import IrForm, light_model_in_form
     from opdiff.producers.model_inputs import input_specs, random_inputs
 
-    versions = dict(env=env, onnx=onnx.__version__, onnxruntime=onnxruntime.__version__)
+    versions = {"env": env, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
     for model_name in models:
         for form in IrForm:
             model = light_model_in_form(model_name, form)
@@ -172,15 +172,18 @@ def tables(cases: List[Case]) -> str:
              "| --- | --- | --- | --- | " + " | ".join("---" for _ in columns) + " | --: |"]
     rows: Dict[tuple, Dict[tuple, Case]] = {}
     for case in cases:
-        rows.setdefault((f"{case.env} ({case.onnx}/{case.onnxruntime})", case.model, case.form, "on" if case.fusion else "off"), {})[(case.precision, case.converter)] = case
+        key = (f"{case.env} ({case.onnx}/{case.onnxruntime})", case.model, case.form, "on" if case.fusion else "off")
+        rows.setdefault(key, {})[(case.precision, case.converter)] = case
     for key, by_column in rows.items():
         cells = [_cell(by_column[c]) if c in by_column else "-" for c in columns]
         seconds = sum(case.seconds for case in by_column.values())
         lines.append("| " + " | ".join(key) + " | " + " | ".join(cells) + f" | {seconds:.1f} |")
-    lines += ["", "| env | fp32 correct | " + " | ".join(f"fp16 {c} correct" for c in CONVERTERS) + " |", "| --- | --: | " + " | ".join("--:" for _ in CONVERTERS) + " |"]
+    lines += ["", "| env | fp32 correct | " + " | ".join(f"fp16 {c} correct" for c in CONVERTERS) + " |",
+              "| --- | --: | " + " | ".join("--:" for _ in CONVERTERS) + " |"]
     for env in dict.fromkeys(case.env for case in cases):
         mine = [case for case in cases if case.env == env]
-        counts = [f"{sum(c.correct for c in mine if (c.precision, c.converter) == col)}/{sum((c.precision, c.converter) == col for c in mine)}" for col in columns]
+        counts = [f"{sum(c.correct for c in mine if (c.precision, c.converter) == col)}/{sum((c.precision, c.converter) == col for c in mine)}"
+                  for col in columns]
         lines.append(f"| {env} | " + " | ".join(counts) + " |")
     return "\n".join(lines)
 

@@ -110,7 +110,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         for name in names:
             with console.status(f"{name} ..."):
                 rows.append(bench_model(name, args.seed, base / name))
-    table = Table(title=f"dump-onnx on the onnx package's light models (seeded weights {args.seed}; load average {os.getloadavg()[0]:.1f}; seconds per whole run)")
+    table = Table(title=f"dump-onnx on the onnx package's light models (seeded weights {args.seed}; "
+                        f"load average {os.getloadavg()[0]:.1f}; seconds per whole run)")
     for column in ("model", "nodes", "golden s", "fusion-on s", "fp16+fusion s", "fused nodes", "MultiToOne",
                    "mapped", "max |golden|", "fp16 vs golden: s", "outputs matched", "worst cosine", "failing",
                    "advisor", "on vs off: s", "outputs matched", "worst cosine"):

@@ -15,6 +15,7 @@ difference remains.
 from __future__ import annotations
 
 import argparse
+import io
 import shutil
 import sys
 import tempfile
@@ -106,7 +107,7 @@ def main() -> int:
                 if unexplained:
                     summary.rows[-1].style = "red"
         console.print(summary)
-        total_unexplained = sum(print_differences(Console(file=open("/dev/null", "w")), label, diff) for label, diff in details)
+        total_unexplained = sum(print_differences(Console(file=io.StringIO()), label, diff) for label, diff in details)
         console.print(f"{len(details)} runs; {total_unexplained} unexplained differences")
         return 1 if total_unexplained else 0
     finally:

@@ -113,7 +113,7 @@ def main() -> int:
     args = parser.parse_args()
 
     pairs = cases(args.seed)
-    names = [n for n in opdiff.ALGORITHMS]
+    names = list(opdiff.ALGORITHMS)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "pairs.npz"
         np.savez(path, **{f"x{i}": x.astype(np.float32) for i, (_, x, _) in enumerate(pairs)},

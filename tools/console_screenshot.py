@@ -10,6 +10,7 @@ gets from `opdiff demo --dir demo`.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 import tempfile
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def record_demo(out: Path, width: int) -> int:
     """Run the demo with a recording console and write the SVG atomically; returns the demo's exit code."""
-    console = Console(record=True, width=width, force_terminal=True, color_system="truecolor", file=open(os.devnull, "w"))
+    console = Console(record=True, width=width, force_terminal=True, color_system="truecolor", file=io.StringIO())
     with tempfile.TemporaryDirectory(prefix="opdiff-screenshot-") as folder:
         here = Path.cwd()
         os.chdir(folder)

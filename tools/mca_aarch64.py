@@ -83,7 +83,7 @@ def innermost_loops(text: str) -> List[Loop]:
     for start, end, name in spans:
         if any(s > start and e <= end and (s, e) != (start, end) for s, e, _ in spans if start <= s):
             continue
-        body = [l.strip() for l in lines[start:end + 1] if l.startswith("\t") and not l.strip().startswith(".")]
+        body = [line.strip() for line in lines[start:end + 1] if line.startswith("\t") and not line.strip().startswith(".")]
         loops.append(Loop(name, body))
     return loops
 

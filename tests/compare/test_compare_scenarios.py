@@ -38,7 +38,7 @@ def fusion_on_off(tmp_path: Path):
              "on": tmp_path / "on", "off": tmp_path / "off"}
     paths["on"].mkdir()
     paths["off"].mkdir()
-    five_hd = dict(layout="NC1HWC0", dtype="float16")
+    five_hd = {"layout": "NC1HWC0", "dtype": "float16"}
     opdiff.write_dump(paths["on"] / f"Conv2D.conv_relu.1.1.{TS + 1}", "conv_relu",
                       inputs=[Tensor(x, **five_hd)], outputs=[Tensor(relu * 1.0005, **five_hd)])
     opdiff.write_dump(paths["off"] / f"Conv2D.conv.1.1.{TS + 1}", "conv", inputs=[Tensor(x, **five_hd)],

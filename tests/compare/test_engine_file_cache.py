@@ -39,10 +39,10 @@ def test_unreadable_files_are_remembered_with_their_error(tmp_path: Path) -> Non
     bad.write_bytes(b"\x93NUMPY not really")
     cache = FileCache()
     for _ in range(2):
-        with pytest.raises(DumpFormatError, match="bad.0.1700000000000000.npy"):
+        with pytest.raises(DumpFormatError, match=r"bad\.0\.1700000000000000\.npy"):
             cache.get(str(bad))
     bad.unlink()  # the error is remembered, not looked up again
-    with pytest.raises(DumpFormatError, match="bad.0.1700000000000000.npy"):
+    with pytest.raises(DumpFormatError, match=r"bad\.0\.1700000000000000\.npy"):
         cache.core.get(str(bad))
     good = tmp_path / "good.0.1700000000000000.npy"
     np.save(good, np.ones(3, np.float32))

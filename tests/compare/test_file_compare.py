@@ -34,9 +34,9 @@ def test_bad_inputs_are_clear_errors(tmp_path):
     (tmp_path / "c.bin").write_bytes(b"x")
     with pytest.raises(ValueError, match=r"shapes differ: .*a.npy holds \[2, 3\]"):
         compare_files(tmp_path / "a.npy", tmp_path / "b.npy")
-    with pytest.raises(ValueError, match="c.bin: file-compare takes .npy files"):
+    with pytest.raises(ValueError, match=r"c\.bin: file-compare takes \.npy files"):
         compare_files(tmp_path / "c.bin", tmp_path / "b.npy")
-    with pytest.raises(ValueError, match="nope.npy: no such file"):
+    with pytest.raises(ValueError, match=r"nope\.npy: no such file"):
         compare_files(tmp_path / "nope.npy", tmp_path / "b.npy")
 
 

@@ -183,7 +183,7 @@ def test_ffts_context_and_thread_ids_pick_the_slice(tmp_path: Path) -> None:
 
 def test_repeated_tasks_match_the_latest_run_before_the_record(tmp_path: Path) -> None:
     ones = np.ones(SHAPE, np.float32)
-    for step, ts in ((0, 10), (1, 20)):
+    for ts in (10, 20):
         npu(tmp_path, "Mul", "mul", 7, 1, ts, ones)
         write_opdebug_dump(tmp_path, [core_entry(task_id=7, stream_id=1)], version=0, timestamp=T0 + ts + 1)
     assert [op.timestamp for op in scan_overflow(tmp_path).ops] == [T0 + 10, T0 + 20]

@@ -87,7 +87,7 @@ def test_coordinates_are_logical_nchw(npu_pair) -> None:
 
 
 def test_cli_prints_and_writes_the_reference_files(npu_pair, tmp_path: Path) -> None:
-    mine, golden, off, value = npu_pair
+    mine, golden, off, _ = npu_pair
     out = tmp_path / "out"
     done = subprocess.run(
         [sys.executable, "-m", "opdiff", "compare", "-m", str(mine), "-g", str(golden), "-op", "conv_1", "-o", "0", "-n", "4",

@@ -97,7 +97,7 @@ def test_non_dump_files(tmp_path, content):
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(opdiff.DumpFormatError, match="cannot open"):
         opdiff.read_dump(tmp_path / "absent")
-    with pytest.raises(opdiff.DumpFormatError, match="not a regular file|cannot"):
+    with pytest.raises(opdiff.DumpFormatError, match=r"not a regular file|cannot"):
         opdiff.read_dump(tmp_path)
 
 

@@ -67,7 +67,8 @@ def test_npy_versions_orders_and_ml_dtypes(tmp_path):
     assert np.array_equal(opdiff.read_dump(tmp_path / "mf.npy").outputs[0].to_numpy(), x)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool", "complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                                   "bool", "complex64", "complex128"])
 def test_every_numpy_dtype_reads_back(tmp_path, dtype):
     x = (np.arange(30) % 7 - 3).astype(dtype).reshape(5, 6)
     np.save(tmp_path / "a.npy", x)

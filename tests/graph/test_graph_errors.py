@@ -91,7 +91,8 @@ def test_partition_count_out_of_range(tmp_path):
 
 
 def test_more_submodels_announced_than_present(tmp_path):
-    expect_error(write(tmp_path, om_bytes([[(MODEL_DEF, GOOD)]], header=HeaderFields(model_num=2))), "sub-model 1 of 2 (model_num): partition table runs past the end")
+    expect_error(write(tmp_path, om_bytes([[(MODEL_DEF, GOOD)]], header=HeaderFields(model_num=2))),
+                 "sub-model 1 of 2 (model_num): partition table runs past the end")
 
 
 def test_broken_protobuf(tmp_path):

@@ -88,7 +88,8 @@ def random_stored(shape, dtype, seed):
 
 @pytest.mark.parametrize("dtype", ["float16", "int8"])
 @pytest.mark.parametrize("target_format", ["NCHW", "NHWC", "HWCN"])
-@pytest.mark.parametrize(("stored_shape", "logical_nchw"), [((2, 2, 3, 2, 16), (2, 24, 3, 2)), ((1, 1, 2, 2, 32), (1, 5, 2, 2)), ((3, 1, 1, 1, 16), (3, 16, 1, 1))])
+@pytest.mark.parametrize(("stored_shape", "logical_nchw"),
+                         [((2, 2, 3, 2, 16), (2, 24, 3, 2)), ((1, 1, 2, 2, 32), (1, 5, 2, 2)), ((3, 1, 1, 1, 16), (3, 16, 1, 1))])
 def test_nc1hwc0_matches_reference(tmp_path, dtype, target_format, stored_shape, logical_nchw):
     stored = random_stored(stored_shape, dtype, 1)
     target = tuple(logical_nchw["NCHW".index(x)] for x in target_format)
@@ -106,7 +107,8 @@ def test_fractal_z_matches_reference(tmp_path, dtype, target_format, rows_no, lo
 
 
 @pytest.mark.parametrize("target_format", ["ND", "NCHW", "NHWC"])  # the reference runs the same code for all three
-@pytest.mark.parametrize(("stored_shape", "target"), [((3, 2, 16, 16), (20, 40)), ((2, 3, 2, 2, 16, 16), (2, 3, 30, 20)), ((2, 1, 16, 16), (1, 17)), ((4, 1, 1, 16, 16), (4, 5, 9))])
+@pytest.mark.parametrize(("stored_shape", "target"),
+                         [((3, 2, 16, 16), (20, 40)), ((2, 3, 2, 2, 16, 16), (2, 3, 30, 20)), ((2, 1, 16, 16), (1, 17)), ((4, 1, 1, 16, 16), (4, 5, 9))])
 def test_fractal_nz_matches_reference(tmp_path, target_format, stored_shape, target):
     stored = random_stored(stored_shape, "float16", 3)
     got = read(tmp_path, stored, "float16", "FRACTAL_NZ", target_format, target)

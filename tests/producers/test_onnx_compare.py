@@ -8,7 +8,7 @@ pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 import opdiff  # noqa: E402
-from opdiff.advisor.tensor_advisor import advise
+from opdiff.advisor.tensor_advisor import advise  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
 from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402

@@ -60,7 +60,7 @@ def test_inputs_are_saved_for_reuse_and_manifest_written(tmp_path):
     result, x, _, _ = run_mlp(tmp_path)
     np.testing.assert_array_equal(np.load(result.folder / "inputs" / "in_x.npy"), x)
     assert (result.folder / "manifest.json").is_file()
-    assert not [p for p in result.folder.rglob(".opdiff-*")]  # no temporary left
+    assert not list(result.folder.rglob(".opdiff-*"))  # no temporary left
 
 
 def test_prepare_model_renames_unnamed_unsafe_and_colliding_nodes():

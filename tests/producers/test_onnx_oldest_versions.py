@@ -15,7 +15,7 @@ pytest.importorskip("onnxruntime")
 import opdiff  # noqa: E402
 from opdiff.producers.ir_forms import IrForm, light_model_in_form  # noqa: E402
 from opdiff.producers.light_models import light_model_names  # noqa: E402
-from tests.support import paths
+from tests.support import paths  # noqa: E402
 
 pytestmark = [pytest.mark.onnx, pytest.mark.oldest_onnx]
 TOOL = paths.ROOT / "tools" / "onnx_env.py"

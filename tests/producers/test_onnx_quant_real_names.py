@@ -117,7 +117,7 @@ def ascend_like_rule(qdq, target):
 
 
 def test_ops_the_quant_filter_skips_are_counted_as_such(torch_runs, tmp_path):
-    golden, qdq = torch_runs
+    _, qdq = torch_runs
     rule_path = ascend_like_rule(qdq, tmp_path / "rule.json")
     skipped = quant_filter(opdiff.read_graph(rule_path)).skipped_ops
     assert len(skipped) > 20  # the weight DequantizeLinears and everything downstream of the first

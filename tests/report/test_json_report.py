@@ -22,7 +22,7 @@ def test_report_validates_against_the_schema(tmp_path: Path) -> None:
     jsonschema.validate(document, load_schema())
     assert len(document["rows"]) == len(report.rows)
     assert document["summary"]["failing"] == len([r for r in document["rows"] if r["failing"]]) >= 1
-    assert [f["kind"] for f in document["findings"]][0] == "culprit op"
+    assert document["findings"][0]["kind"] == "culprit op"
     path = write_json_report(report, tmp_path / "r.json", findings)
     assert json.loads(path.read_text())["rows"][0]["tensor_index"] == report.rows[0].tensor_index
 

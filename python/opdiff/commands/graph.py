@@ -7,8 +7,6 @@ import gc
 from collections import Counter
 from typing import TYPE_CHECKING, List, Optional, Tuple, TypeVar
 
-T = TypeVar("T")
-
 from opdiff.commands.errors import print_error, print_note
 
 if TYPE_CHECKING:
@@ -21,6 +19,8 @@ if TYPE_CHECKING:
     from opdiff.graph.model_facts import ModelFacts
     from opdiff.graph.om_reader import OmModel
     from opdiff.graph.read import GraphFile
+
+T = TypeVar("T")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -87,11 +87,13 @@ def encode(array: np.ndarray, layout: str, *, c0: int = 16, groups: int = 1) -> 
     if layout in ("NC1HWC0", "NC1HWC0_C04"):
         n, c, h, w = _need_rank(x, 4, layout)
         c1 = -(-c // c0)
-        return np.asarray(_pad_axis(x, 1, c1 * c0).reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2))  # asarray: no copy; numpy's stubs lose the type through transpose
+        # asarray: no copy; numpy's stubs lose the array type through transpose
+        return np.asarray(_pad_axis(x, 1, c1 * c0).reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2))
     if layout == "NDC1HWC0":
         n, c, d, h, w = _need_rank(x, 5, layout)
         c1 = -(-c // c0)
-        return np.asarray(_pad_axis(x, 1, c1 * c0).reshape(n, c1, c0, d, h, w).transpose(0, 3, 1, 4, 5, 2))  # asarray: no copy; numpy's stubs lose the type through transpose
+        # asarray: no copy; numpy's stubs lose the array type through transpose
+        return np.asarray(_pad_axis(x, 1, c1 * c0).reshape(n, c1, c0, d, h, w).transpose(0, 3, 1, 4, 5, 2))
     if layout == "C1HWNCoC0":
         n, c, h, w = _need_rank(x, 4, layout)
         c1 = -(-c // c0)
@@ -106,13 +108,15 @@ def encode(array: np.ndarray, layout: str, *, c0: int = 16, groups: int = 1) -> 
             return _fractal_z_grouped(x, groups, c0)
         c1, no = -(-c // c0), -(-n // N0)
         padded = _pad_axis(_pad_axis(x, 0, no * N0), 1, c1 * c0)
-        return np.asarray(padded.reshape(no, N0, c1, c0, h, w).transpose(2, 4, 5, 0, 1, 3).reshape(c1 * h * w, no, N0, c0))  # asarray: no copy; numpy's stubs lose the type through transpose
+        # asarray: no copy; numpy's stubs lose the array type through transpose
+        return np.asarray(padded.reshape(no, N0, c1, c0, h, w).transpose(2, 4, 5, 0, 1, 3).reshape(c1 * h * w, no, N0, c0))
     if layout == "FRACTAL_Z_3D":
         n, c, d, h, w = _need_rank(x, 5, layout)
         c1, no = -(-c // c0), -(-n // N0)
         padded = _pad_axis(_pad_axis(x, 0, no * N0), 1, c1 * c0)
         stored = padded.reshape(no, N0, c1, c0, d, h, w).transpose(4, 2, 5, 6, 0, 1, 3)
-        return np.asarray(stored.reshape(d * c1 * h * w, no, N0, c0))  # asarray: no copy; numpy's stubs lose the type through transpose
+        # asarray: no copy; numpy's stubs lose the array type through transpose
+        return np.asarray(stored.reshape(d * c1 * h * w, no, N0, c0))
     if layout == "FRACTAL_NZ":
         m = x.reshape(1, -1) if x.ndim == 1 else x
         rows, cols = m.shape[-2:]
@@ -121,7 +125,8 @@ def encode(array: np.ndarray, layout: str, *, c0: int = 16, groups: int = 1) -> 
         batch = padded.shape[:-2]
         tiles = padded.reshape(*batch, no, N0, c1, c0)
         k = len(batch)
-        return np.asarray(tiles.transpose(*range(k), k + 2, k, k + 1, k + 3))  # asarray: no copy; numpy's stubs lose the type through transpose
+        # asarray: no copy; numpy's stubs lose the array type through transpose
+        return np.asarray(tiles.transpose(*range(k), k + 2, k, k + 1, k + 3))
     raise ValueError(f"cannot write layout {layout}; supported: ND and {', '.join(sorted(CANONICAL))}")
 
 

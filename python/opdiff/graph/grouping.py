@@ -103,7 +103,7 @@ def _duplicate_notes(ops: Sequence[Op]) -> Tuple[str, ...]:
     duplicates = [op.name for op in ops if op.name in seen or seen.setdefault(op.name, None)]
     if not duplicates:
         return ()
-    shown = ", ".join(repr(name) for name in dict.fromkeys(duplicates).keys() if name)[:200]
+    shown = ", ".join(repr(name) for name in dict.fromkeys(duplicates) if name)[:200]
     return (f"{len(duplicates)} ops share a name with an earlier op (lookups by name give the first): {shown}",)
 
 

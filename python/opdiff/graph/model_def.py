@@ -65,7 +65,7 @@ def _op(op_def: ge.OpDef, readers: Optional[_Readers], graph: str) -> Op:
         attrs, enumerated = op_def.attr, _NO_ENUMERATION
     else:
         attrs, enumerated = readers[0].read(op_def.attr)
-    names = attrs[_NAMES] if _NAMES in attrs else None
+    names = attrs.get(_NAMES)
     descs = op_def.output_desc[:]
     return pv.make_op(
         op_def.name,

@@ -99,7 +99,7 @@ def recover_lineage(original: OnnxModel, origins: Mapping[str, TensorOrigin], re
     position.update(dict.fromkeys(set(rewritten_inputs.values()), -1))
 
     tensor_origins: Dict[str, Optional[TensorOrigin]] = {}
-    for tensor, data_op in rewritten_inputs.items():
+    for tensor in rewritten_inputs:
         tensor_origins[tensor] = origins.get(tensor)
     names_by_node: Dict[str, List[str]] = {node.name: [] for node in rewritten.graph.node}
     outputs_by_node: Dict[str, List[Optional[TensorOrigin]]] = {}

@@ -41,7 +41,8 @@ class _Feeds:
         pass
 
 
-def quantize_qdq(model: OnnxModel, calibration: Sequence[Mapping[str, np.ndarray]], *, per_channel: bool = False, op_types: Optional[List[str]] = None) -> OnnxModel:
+def quantize_qdq(model: OnnxModel, calibration: Sequence[Mapping[str, np.ndarray]], *, per_channel: bool = False,
+                 op_types: Optional[List[str]] = None) -> OnnxModel:
     """The QDQ int8 copy of `model` (a ModelProto), calibrated (min/max) on `calibration` feeds;
     `op_types` are the ops quantized (default :data:`QUANTIZED_OP_TYPES`; :data:`EVERY_OP_TYPE` for
     ONNX Runtime's own choice).

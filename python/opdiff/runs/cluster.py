@@ -10,6 +10,7 @@ for that long ends the job as a lost cluster.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
@@ -49,10 +50,8 @@ class ClusterExecutor:
             raise ClusterError(f"cannot connect to the scheduler at {address}: {error}") from None
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing a client whose scheduler is gone may raise anything
             self.client.close(timeout=5)  # type: ignore[no-untyped-call]
-        except Exception:
-            pass
 
     def __enter__(self) -> ClusterExecutor:
         return self
@@ -146,7 +145,5 @@ class ClusterExecutor:
     def _cancel(self, pending: Dict[Future[bytes], RunTask]) -> None:
         if not pending:
             return
-        try:
+        with contextlib.suppress(Exception):  # the scheduler may be gone: nothing is left to cancel then
             self.client.cancel(list(pending), force=True)  # type: ignore[no-untyped-call]
-        except Exception:
-            pass

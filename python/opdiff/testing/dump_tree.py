@@ -70,7 +70,7 @@ def write_dump_tree(folder: Path, *, devices: Sequence[int] = (0, 1), steps: Seq
         for name, array in framework.items():
             save_npy(tree.golden / f"{escape_op_name(name)}.0.{STAMP}.npy", array)
     rule = fusion_rule(npu_ops, {name: array.shape for name, array in framework.items()})
-    write_atc_json(build_fusion_map(model, [(model, [op for op in rule.ops])]), tree.rule)
+    write_atc_json(build_fusion_map(model, [(model, list(rule.ops))]), tree.rule)
     outputs: Dict[bool, Dict[str, np.ndarray]] = {False: run_network(ops, image, np.float16)}
     if fault is not None:
         outputs[True] = run_network(with_fault(ops, fault.op, fault.scale), image, np.float16)

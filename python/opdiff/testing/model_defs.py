@@ -19,7 +19,7 @@ def dtype_number(name: str) -> int:
     """
     if not name:
         return 0
-    if name in ge.DataType.keys():
+    if name in ge.DataType.keys():  # noqa: SIM118 - an EnumTypeWrapper has no __contains__
         return ge.DataType.Value(name)
     return int(name[3:])
 
