@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import SIMD_PATHS
 from metric_checks import assert_matches_reference
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 from reference_metrics import reference_metrics
 
 pytestmark = pytest.mark.kernels

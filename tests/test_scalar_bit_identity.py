@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from scalar_baseline_cases import CASES, encode, flatten
 
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 
 pytestmark = pytest.mark.kernels
 

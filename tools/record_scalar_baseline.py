@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from scalar_baseline_cases import CASES, encode, flatten  # noqa: E402
 
-from opdiff._metrics import compute_metrics  # noqa: E402
+from opdiff.numerics.core_adapter import compute_metrics  # noqa: E402
 
 
 def main() -> None:

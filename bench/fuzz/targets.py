@@ -378,9 +378,9 @@ def check_statistics(data: bytes) -> None:
         return
     assert not python.problems and not python.notes, (python.problems, python.notes)
     mine = [(t.role, t.index, t.data_size, t.data_type, t.format, t.shape, t.count) for t in python.tensors]
-    assert mine == [tuple(line[:7]) for line in core], (mine, core)
+    assert mine == [(c.role, c.index, c.data_size, c.data_type, c.format, c.shape, c.count) for c in core], (mine, core)
     values = [repr((t.max, t.min, t.mean, t.nan, t.neg_inf, t.pos_inf)) for t in python.tensors]
-    assert values == [repr(tuple(line[7:])) for line in core], (values, core)
+    assert values == [repr((c.max, c.min, c.mean, c.nan, c.neg_inf, c.pos_inf)) for c in core], (values, core)
 
 
 TARGETS: Dict[str, Target] = {

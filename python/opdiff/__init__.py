@@ -16,14 +16,14 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS = {
-    "CORE_DTYPES": "opdiff._dtypes",
-    "RawTensor": "opdiff._dtypes",
-    "ALGORITHMS": "opdiff._metrics",
-    "Metrics": "opdiff._metrics",
-    "Note": "opdiff._metrics",
-    "SideStats": "opdiff._metrics",
-    "metrics": "opdiff._metrics",
-    "simd_info": "opdiff._metrics",
+    "CORE_DTYPES": "opdiff.numerics.dtypes",
+    "RawTensor": "opdiff.numerics.dtypes",
+    "ALGORITHMS": "opdiff.numerics.schema",
+    "Metrics": "opdiff.numerics.values",
+    "Note": "opdiff.numerics.values",
+    "SideStats": "opdiff.numerics.values",
+    "metrics": "opdiff.numerics.core_adapter",
+    "simd_info": "opdiff.numerics.core_adapter",
     "DumpFile": "opdiff.dumps",
     "DumpFormatError": "opdiff.dumps",
     "read_dump": "opdiff.dumps",
@@ -58,8 +58,10 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
-    from opdiff._dtypes import CORE_DTYPES, RawTensor
-    from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
+    from opdiff.numerics.dtypes import CORE_DTYPES, RawTensor
+    from opdiff.numerics.core_adapter import metrics, simd_info
+    from opdiff.numerics.schema import ALGORITHMS
+    from opdiff.numerics.values import Metrics, Note, SideStats
     from opdiff.comparison import Report, compare
     from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
     from opdiff.graph import read_graph

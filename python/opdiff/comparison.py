@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, AbstractSet, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from opdiff._metrics import ALGORITHMS
+from opdiff.numerics.schema import ALGORITHMS
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, escape_op_name, find_leaves, index_folder
 from opdiff.engine import Engine, EngineOptions
 from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, quant_filter, read_graph

@@ -10,7 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
-from opdiff._metrics import ALGORITHMS, Metrics
+from opdiff.numerics.schema import ALGORITHMS
+from opdiff.numerics.values import Metrics
 from opdiff.dumps import read_dump, tensor_metrics
 from opdiff.report.reference_format import format_metrics
 

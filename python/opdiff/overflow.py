@@ -21,7 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from opdiff._metrics import SideStats
+from opdiff.numerics.values import SideStats
 from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug

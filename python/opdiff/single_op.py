@@ -17,7 +17,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff._metrics import Metrics
+from opdiff.numerics.values import Metrics
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.reader import numpy_dtype
@@ -171,7 +171,7 @@ def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_d
         raise ValueError("top N must be at least 1")
     if my.size != golden.size:
         raise ValueError(f"the two sides differ in size: {my.size} vs {golden.size} elements")
-    from opdiff._metrics import metrics as compute_metrics
+    from opdiff.numerics.core_adapter import metrics as compute_metrics
 
     shape = tuple(my.shape)
     x, y = _as_float(my).reshape(-1), _as_float(golden).reshape(-1)

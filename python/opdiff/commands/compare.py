@@ -82,7 +82,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
-    from opdiff._metrics import _resolve_algorithms
+    from opdiff.numerics.core_adapter import resolve_algorithms as _resolve_algorithms
 
     if not tokens:
         return list(_resolve_algorithms(None))

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from opdiff import _core
-from opdiff._frozen import build_frozen
+from opdiff.numerics.frozen import build_frozen
 from opdiff.dumps.discovery import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
 from opdiff.dumps.formats import NUMPY_DTYPES, data_type_name, format_name, format_number
 

@@ -26,7 +26,7 @@ from typing import List, Sequence, Union
 
 import numpy as np
 
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 from opdiff.dumps.formats import DATA_TYPE_OF, NUMPY_DTYPES, data_type_name
 from opdiff.dumps.statistics import HEADER
 from opdiff.dumps.writer import Tensor

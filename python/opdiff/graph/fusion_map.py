@@ -10,7 +10,7 @@ from enum import Enum
 from functools import cached_property, partial
 from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
-from opdiff._frozen import build_frozen
+from opdiff.numerics.frozen import build_frozen
 
 
 class Relation(Enum):
@@ -175,7 +175,7 @@ class FusionMap:
         return counts
 
 
-# Constructors for the readers' hot loops (50,000 ops, descs and groups per model): see opdiff._frozen.
+# Constructors for the readers' hot loops (50,000 ops, descs and groups per model): see opdiff.numerics.frozen.
 
 
 def new_op(

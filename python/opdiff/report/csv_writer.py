@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, List, Optional, Sequence, Type
 
-from opdiff._metrics import ALGORITHMS
+from opdiff.numerics.schema import ALGORITHMS
 from opdiff.report.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.report.rows import CompareRow
 

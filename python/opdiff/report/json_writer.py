@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Sequence, Union
 
-from opdiff._metrics import Metrics
+from opdiff.numerics.values import Metrics
 from opdiff.report.reference_format import NOT_COMPUTED, format_metric
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import VerdictLike

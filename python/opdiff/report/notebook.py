@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, List, Sequence
 
-from opdiff.report.metrics_view import number
+from opdiff.numerics.view import number
 
 if TYPE_CHECKING:
     from opdiff.comparison import Report

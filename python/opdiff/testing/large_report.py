@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from opdiff._metrics import metrics
+from opdiff.numerics.core_adapter import metrics
 from opdiff.comparison import Report
 from opdiff.match import Scenario
 from opdiff.report.csv_writer import CsvColumns

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, List, Tuple
 from rich.console import Group
 from rich.table import Table
 
+from opdiff.numerics.schema import METRICS, STANDARD_DEVIATION
+
 if TYPE_CHECKING:
-    from opdiff._metrics import Metrics, SideStats
+    from opdiff.numerics.values import Metrics, SideStats
 
 
 def number(value: float) -> str:
@@ -33,21 +35,15 @@ def number(value: float) -> str:
 
 def metric_rows(m: "Metrics") -> List[Tuple[str, str]]:
     """(name, value) pairs of the summary, in the reference tool's order."""
-    return [
-        ("elements", str(m.count)),
-        ("CosineSimilarity", number(m.cosine_similarity)),
-        ("MaxAbsoluteError", f"{number(m.max_absolute_error)} (at index {m.max_absolute_error_index})"),
-        ("AccumulatedRelativeError", number(m.accumulated_relative_error)),
-        ("RelativeEuclideanDistance", number(m.relative_euclidean_distance)),
-        ("KullbackLeiblerDivergence", number(m.kullback_leibler_divergence)),
-        ("MeanAbsoluteError", number(m.mean_absolute_error)),
-        ("RootMeanSquareError", number(m.root_mean_square_error)),
-        ("MaxRelativeError", f"{number(m.max_relative_error)} (at index {m.max_relative_error_index})"),
-        ("MeanRelativeError", number(m.mean_relative_error)),
-        ("SQNR (dB)", number(m.sqnr_db)),
-        ("allclose fraction", number(m.allclose_fraction)),
-        ("NormRatioError", number(m.norm_ratio_error)),
-    ]
+    rows = [("elements", str(m.count))]
+    for spec in METRICS:
+        if spec.name == STANDARD_DEVIATION:  # the per-side table shows mean and std
+            continue
+        text = number(getattr(m, spec.field or ""))
+        if spec.index_field is not None:
+            text += f" (at index {getattr(m, spec.index_field)})"
+        rows.append((spec.label, text))
+    return rows
 
 
 SIDE_COLUMNS = ("side", "min", "max", "mean", "std", "NaN", "+Inf", "-Inf")
