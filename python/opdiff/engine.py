@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 import opdiff._core as _core
+from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
+from opdiff.dumps.ffts import SliceInfo, merged_output
+from opdiff.dumps.formats import data_type_name, format_number
+from opdiff.dumps.reader import dump_of
+from opdiff.match import GoldenTarget, OpPlan
 from opdiff.numerics.core_adapter import compute_metrics, is_scalar_shape, metrics_from_core
 from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
-from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
-from opdiff.dumps.formats import data_type_name, format_number
-from opdiff.dumps.reader import dump_of
-from opdiff.dumps.ffts import SliceInfo, merged_output
-from opdiff.match import GoldenTarget, OpPlan
 from opdiff.report.rows import CompareRow
 
 FP16_OVERFLOW = 65504.0

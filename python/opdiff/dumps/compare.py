@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Optional, Union
 
 import opdiff._core as _core
+from opdiff.dumps.reader import DumpTensor
 from opdiff.numerics.core_adapter import is_scalar_shape, metrics_from_core, side_from_core
 from opdiff.numerics.values import Metrics, SideStats
-from opdiff.dumps.reader import DumpTensor
 
 ViewLike = Union[DumpTensor, "_core.TensorView"]
 

@@ -112,8 +112,8 @@ def notes_from_bits(bits: int) -> Tuple[Note, ...]:
     return tuple(note for bit, note in enumerate(NOTE_BITS) if bits & (1 << bit)) if bits else ()
 
 
-# The schema's fields read in one call each (thousands of pairs a run): SideStats and Metrics take
-# them positionally, in the schema's order (tests/test_metric_schema.py checks the dataclasses agree).
+# The schema's fields read in one call each (thousands of pairs a run); SideStats takes them
+# positionally, in the schema's order (tests/test_metric_schema.py checks the dataclasses agree).
 _side_values = attrgetter(*SIDE_FIELDS)
 _metric_values = attrgetter(*VALUE_FIELDS)
 
@@ -124,8 +124,9 @@ def side_from_core(side: "_core.SideStats") -> SideStats:
 
 def metrics_from_core(result: "_core.MetricsResult") -> Metrics:
     """The Metrics of one pair from the core's result: every field the schema names."""
-    return Metrics(result.count, side_from_core(result.x), side_from_core(result.y), *_metric_values(result),
-                   notes_from_bits(result.note_bits))
+    values: Dict[str, Any] = dict(zip(VALUE_FIELDS, _metric_values(result)))
+    return Metrics(count=result.count, x=side_from_core(result.x), y=side_from_core(result.y), **values,
+                   notes=notes_from_bits(result.note_bits))
 
 
 def simd_info() -> Dict[str, Any]:
