@@ -49,25 +49,10 @@ py::object optional_name(std::optional<std::string_view> name) {
   return name ? py::object(py::str(std::string(*name))) : py::object(py::none());
 }
 
-py::dict tensor_dict(const TensorEntry& e) {
-  const HeaderTensor& h = e.header;
-  py::dict d;
-  d["role"] = role_name(h.role);
-  d["index"] = e.index;
-  d["data_type"] = h.data_type;
-  d["dtype"] = e.dtype ? py::object(py::str(std::string(dtype_name(*e.dtype)))) : py::object(py::none());
-  d["format"] = h.format;
-  d["sub_format"] = h.sub_format;
-  d["shape"] = h.shape;
-  d["original_shape"] = h.original_shape;
-  d["size"] = h.size;
-  d["address"] = h.address;
-  d["offset"] = h.offset;
-  d["kind"] = h.kind;
-  d["origin_name"] = text(h.origin_name);
-  d["element_count"] = e.element_count;
-  d["fortran_order"] = e.fortran_order;
-  return d;
+py::tuple dims_tuple(const std::vector<uint64_t>& dims) {
+  py::tuple t(dims.size());
+  for (size_t k = 0; k < dims.size(); ++k) t[k] = py::int_(dims[k]);
+  return t;
 }
 
 // A read-only memoryview of a tensor's stored bytes that keeps the mapping alive.
@@ -185,11 +170,39 @@ void register_dumps(py::module_& m) {
         for (const auto& [name, value] : f.attrs) list.append(py::make_tuple(text(name), text(value)));
         return list;
       })
-      .def_property_readonly("tensors", [](const TensorFile& f) {
-        py::list list;
-        for (const auto& entry : f.tensors) list.append(tensor_dict(entry));
-        return list;
-      });
+      .def_property_readonly(
+          "tensors",
+          [](const py::object& self) {
+            // Each entry refers into the file object, which it keeps alive.
+            const auto& file = self.cast<const TensorFile&>();
+            py::list list;
+            for (const TensorEntry& entry : file.tensors)
+              list.append(py::cast(&entry, py::return_value_policy::reference_internal, self));
+            return list;
+          },
+          "The tensors in file order (inputs, outputs, buffers, workspaces).");
+
+  py::class_<TensorEntry>(m, "TensorEntry", "One tensor of an opened file: its header facts as stored.")
+      .def_property_readonly("role", [](const TensorEntry& e) { return e.header.role; })
+      .def_readonly("index", &TensorEntry::index, "Position within its role.")
+      .def_property_readonly("data_type", [](const TensorEntry& e) { return e.header.data_type; }, "Ascend number.")
+      .def_property_readonly("dtype",
+                             [](const TensorEntry& e) -> std::optional<std::string> {
+                               if (!e.dtype) return std::nullopt;
+                               return std::string(dtype_name(*e.dtype));
+                             },
+                             "The core element type, None when opdiff cannot decode it.")
+      .def_property_readonly("format", [](const TensorEntry& e) { return e.header.format; }, "Ascend number.")
+      .def_property_readonly("sub_format", [](const TensorEntry& e) { return e.header.sub_format; })
+      .def_property_readonly("shape", [](const TensorEntry& e) { return dims_tuple(e.header.shape); })
+      .def_property_readonly("original_shape", [](const TensorEntry& e) { return dims_tuple(e.header.original_shape); })
+      .def_property_readonly("size", [](const TensorEntry& e) { return e.header.size; })
+      .def_property_readonly("address", [](const TensorEntry& e) { return e.header.address; })
+      .def_property_readonly("offset", [](const TensorEntry& e) { return e.header.offset; })
+      .def_property_readonly("kind", [](const TensorEntry& e) { return e.header.kind; })
+      .def_property_readonly("origin_name", [](const TensorEntry& e) { return text(e.header.origin_name); })
+      .def_readonly("element_count", &TensorEntry::element_count)
+      .def_readonly("fortran_order", &TensorEntry::fortran_order);
 
   m.def(
       "open_tensor_file",

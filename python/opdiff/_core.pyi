@@ -8,7 +8,7 @@ import numpy
 import numpy.typing
 import typing
 import typing_extensions
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'MetricsResult', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'MetricsResult', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -134,7 +134,9 @@ class TensorFile:
         ...
     @property
     def tensors(self) -> list:
-        ...
+        """
+        The tensors in file order (inputs, outputs, buffers, workspaces).
+        """
     @property
     def truncated(self) -> bool:
         """
@@ -142,6 +144,63 @@ class TensorFile:
         """
     @property
     def version(self) -> str:
+        ...
+class TensorEntry:
+    """
+    One tensor of an opened file: its header facts as stored.
+    """
+    @property
+    def address(self) -> int:
+        ...
+    @property
+    def data_type(self) -> int:
+        """
+        Ascend number.
+        """
+    @property
+    def dtype(self) -> str | None:
+        """
+        The core element type, None when opdiff cannot decode it.
+        """
+    @property
+    def element_count(self) -> int:
+        ...
+    @property
+    def format(self) -> int:
+        """
+        Ascend number.
+        """
+    @property
+    def fortran_order(self) -> bool:
+        ...
+    @property
+    def index(self) -> int:
+        """
+        Position within its role.
+        """
+    @property
+    def kind(self) -> int:
+        ...
+    @property
+    def offset(self) -> int:
+        ...
+    @property
+    def origin_name(self) -> str:
+        ...
+    @property
+    def original_shape(self) -> tuple:
+        ...
+    @property
+    def role(self) -> TensorRole:
+        ...
+    @property
+    def shape(self) -> tuple:
+        ...
+    @property
+    def size(self) -> int:
+        ...
+    @property
+    def sub_format(self) -> int:
         ...
 class TensorView:
     """
