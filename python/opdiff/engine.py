@@ -205,6 +205,8 @@ class Engine:
         """The rows of a started batch, plan by plan, once the core is done with it."""
         outcomes = iter(batch.core.wait() if batch.core is not None else ())
         for work in batch.works:
+            # The outcomes are in request order, the plans' pairs one after another; zip takes from
+            # work.pairs first, so it never consumes the next plan's outcome.
             for (slot, tensor_index, tensor, target), outcome in zip(work.pairs, outcomes):
                 work.rows[slot] = self._pair_row(work.plan, tensor_index, tensor, target, outcome)
             rows: List[CompareRow] = work.rows  # type: ignore[assignment]  # every slot is filled now
