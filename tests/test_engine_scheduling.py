@@ -86,3 +86,16 @@ def test_a_consumer_that_stops_early_cancels_the_started_batches(tmp_path: Path,
     rows.close()  # the next batch was started already: cancelled and drained here
     assert first.index == plans[0].index and done == [plans[0].op_name]
     assert rows_at(mine, golden, 2)[0] == first  # the pool is free for the next comparison
+
+
+def test_a_batch_without_its_file_cache_is_refused(tmp_path: Path) -> None:
+    import opdiff._core as _core
+
+    mine, _ = npu_sides(tmp_path, ops=1, elements=1 << 10)
+    (path,) = mine.iterdir()
+    request = _core.PairRequest(_core.open_tensor_file(str(path)), _core.TensorRole.output, 0, str(path),
+                                _core.TensorRole.output, 0)
+    with pytest.raises(ValueError, match="file cache"):
+        _core.PairBatch([request], None)  # type: ignore[arg-type]
+    (outcome,) = _core.PairBatch([request], _core.TensorFileCache()).wait()
+    assert outcome.status is _core.PairStatus.compared and outcome.metrics is not None and outcome.metrics.count == 20 * 4 * (1024 // 80)

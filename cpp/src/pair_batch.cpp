@@ -91,6 +91,7 @@ PairBatch::PairBatch(std::vector<PairRequest> requests, std::shared_ptr<TensorFi
 
 ThreadPool::Batch PairBatch::start(const std::shared_ptr<State>& state, ThreadPool& pool, size_t threads) {
   const size_t workers = threads == 0 ? pool.size() : std::min(threads, pool.size());
+  if (!state->cache) throw std::invalid_argument("a pair batch needs a file cache for the partners");
   for (const PairRequest& request : state->requests)
     if (!request.mine) throw std::invalid_argument("a pair request has no open file for my side");
   state->outcomes.resize(state->requests.size());
