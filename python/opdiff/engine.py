@@ -26,8 +26,8 @@ NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even agains
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
 # core's threads stay busy and the per-call cost vanishes, small enough that rows (and progress)
 # come out steadily and Ctrl-C is handled within a batch's time.
-PAIRS_PER_BATCH = 64
-BYTES_PER_BATCH = 8 << 20
+PAIRS_PER_BATCH = 32
+BYTES_PER_BATCH = 4 << 20
 
 _ROLES = {"input": _core.TensorRole.input, "output": _core.TensorRole.output, "buffer": _core.TensorRole.buffer,
           "workspace": _core.TensorRole.workspace}
