@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 
 PAIRS: Dict[str, Tuple[np.dtype, np.dtype]] = {
     "fp16 vs fp32": (np.dtype(np.float16), np.dtype(np.float32)),

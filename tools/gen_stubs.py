@@ -12,6 +12,9 @@ the text itself depends on the pybind11 version, hence only this optional exact 
 from __future__ import annotations
 
 import argparse
+import ast
+import enum
+import importlib
 import os
 import subprocess
 import sys
@@ -31,7 +34,32 @@ def fresh_stub() -> str:
             [sys.executable, "-m", "pybind11_stubgen", "opdiff._core", "--exit-code", "-o", out],
             check=True,
         )
-        return (Path(out) / "opdiff" / "_core.pyi").read_text()
+        return with_array_buffers(with_enum_members((Path(out) / "opdiff" / "_core.pyi").read_text()))
+
+
+def with_enum_members(text: str) -> str:
+    """The stub with each enum.Enum class (py::native_enum) written as Python declares one: its
+    members as ``name = value`` in definition order. pybind11-stubgen writes them as ClassVar
+    annotations, which type checkers do not take for members, plus a ``__new__`` of no use."""
+    core = importlib.import_module("opdiff._core")
+    lines = text.splitlines(keepends=True)
+    classes = [node for node in ast.parse(text).body if isinstance(node, ast.ClassDef)
+               and isinstance(getattr(core, node.name, None), type) and issubclass(getattr(core, node.name), enum.Enum)]
+    for node in sorted(classes, key=lambda n: n.lineno, reverse=True):
+        cls = getattr(core, node.name)
+        body = [f"class {node.name}(enum.Enum):\n"]
+        if cls.__doc__:
+            body += ['    """\n', f"    {cls.__doc__.strip()}\n", '    """\n']
+        body += [f"    {member.name} = {member.value!r}\n" for member in cls]
+        assert node.end_lineno is not None
+        lines[node.lineno - 1 : node.end_lineno] = body
+    return "".join(lines)
+
+
+def with_array_buffers(text: str) -> str:
+    """The stub with every buffer parameter also taking a numpy array: one is a buffer, but the
+    numpy stubs declare its ``__buffer__`` for Python 3.12 on only, and the package supports 3.10."""
+    return text.replace("typing_extensions.Buffer", "typing_extensions.Buffer | numpy.typing.NDArray[typing.Any]")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

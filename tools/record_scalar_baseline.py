@@ -19,9 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the tests package, run as a script from anywhere
 
+from opdiff.numerics.core_adapter import compute_metrics  # noqa: E402
 from tests.support.scalar_baseline_cases import CASES, encode, flatten  # noqa: E402
-
-from opdiff._metrics import compute_metrics  # noqa: E402
 
 
 def main() -> None:

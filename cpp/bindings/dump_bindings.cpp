@@ -1,5 +1,6 @@
 // opdiff._core: opening dump and .npy files, laying tensors out, copying them out and comparing
 // two of them through the metric engine without materialising either.
+#include <pybind11/native_enum.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,13 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "metrics_dict.hpp"
 #include "opdiff/ascend_enums.hpp"
 #include "opdiff/dump_header.hpp"
 #include "opdiff/dump_error.hpp"
 #include "opdiff/layout.hpp"
 #include "opdiff/metrics.hpp"
-#include "opdiff/pair_batch.hpp"
+#include "opdiff/pair_batch.hpp"  // compare_tensor_views
 #include "opdiff/tensor_file_cache.hpp"
 #include "opdiff/tensor_view.hpp"
 #include "opdiff/thread_pool.hpp"
@@ -49,25 +49,10 @@ py::object optional_name(std::optional<std::string_view> name) {
   return name ? py::object(py::str(std::string(*name))) : py::object(py::none());
 }
 
-py::dict tensor_dict(const TensorEntry& e) {
-  const HeaderTensor& h = e.header;
-  py::dict d;
-  d["role"] = role_name(h.role);
-  d["index"] = e.index;
-  d["data_type"] = h.data_type;
-  d["dtype"] = e.dtype ? py::object(py::str(std::string(dtype_name(*e.dtype)))) : py::object(py::none());
-  d["format"] = h.format;
-  d["sub_format"] = h.sub_format;
-  d["shape"] = h.shape;
-  d["original_shape"] = h.original_shape;
-  d["size"] = h.size;
-  d["address"] = h.address;
-  d["offset"] = h.offset;
-  d["kind"] = h.kind;
-  d["origin_name"] = text(h.origin_name);
-  d["element_count"] = e.element_count;
-  d["fortran_order"] = e.fortran_order;
-  return d;
+py::tuple dims_tuple(const std::vector<uint64_t>& dims) {
+  py::tuple t(dims.size());
+  for (size_t k = 0; k < dims.size(); ++k) t[k] = py::int_(dims[k]);
+  return t;
 }
 
 // A read-only memoryview of a tensor's stored bytes that keeps the mapping alive.
@@ -108,60 +93,6 @@ MetricsResult compare(const TensorView& x, const TensorView& y, double rtol, dou
   py::gil_scoped_release release;
   ThreadPool& pool = default_thread_pool();
   return compare_tensor_views(x, y, options, max_elements, &pool, threads == 0 ? pool.size() : threads);
-}
-
-const char* status_name(PairStatus status) {
-  switch (status) {
-    case PairStatus::compared: return "compared";
-    case PairStatus::golden_unreadable: return "golden_unreadable";
-    case PairStatus::my_type_unsupported: return "my_type_unsupported";
-    case PairStatus::golden_type_unsupported: return "golden_type_unsupported";
-    case PairStatus::counts_differ: return "counts_differ";
-    case PairStatus::failed: return "failed";
-  }
-  return "failed";
-}
-
-// compare_pairs for Python: requests are (role, index, golden_path, golden_role, golden_index,
-// target_format or None, max_elements) tuples; one dict per outcome.
-py::list compare_pairs_for_python(const FileHandle& mine, const py::list& requests, TensorFileCache& cache, double rtol,
-                                  double atol, bool kl, size_t threads) {
-  std::vector<PairRequest> parsed;
-  parsed.reserve(requests.size());
-  for (const py::handle item : requests) {
-    const auto request = item.cast<py::tuple>();
-    if (request.size() != 7) throw py::value_error("a pair request has 7 fields");
-    PairRequest r;
-    r.role = parse_role(request[0].cast<std::string>());
-    r.index = request[1].cast<uint32_t>();
-    r.golden_path = request[2].cast<std::string>();
-    r.golden_role = parse_role(request[3].cast<std::string>());
-    r.golden_index = request[4].cast<uint32_t>();
-    if (!request[5].is_none()) r.target_format = request[5].cast<int64_t>();
-    r.max_elements = request[6].cast<uint64_t>();
-    parsed.push_back(std::move(r));
-  }
-  const MetricsOptions options{rtol, atol, kl, false};  // scalar_shape: decided per pair
-  std::vector<PairOutcome> outcomes;
-  {
-    py::gil_scoped_release release;
-    ThreadPool& pool = default_thread_pool();
-    outcomes = compare_pairs(mine, parsed, cache, options, &pool, threads == 0 ? pool.size() : threads);
-  }
-  py::list out;
-  for (const PairOutcome& o : outcomes) {
-    py::dict d;
-    d["status"] = status_name(o.status);
-    d["message"] = o.message;
-    d["golden_dtype"] = o.golden_dtype ? py::object(py::str(std::string(dtype_name(*o.golden_dtype)))) : py::object(py::none());
-    d["golden_data_type"] = o.golden_data_type;
-    d["golden_address"] = o.golden_address;
-    d["my_shape"] = o.my_shape;
-    d["golden_shape"] = o.golden_shape;
-    d["metrics"] = o.status == PairStatus::compared ? py::object(metrics_result_dict(o.metrics)) : py::object(py::none());
-    out.append(std::move(d));
-  }
-  return out;
 }
 
 py::dict header_tensor_dict(const HeaderTensor& h) {
@@ -215,6 +146,13 @@ void register_dumps(py::module_& m) {
     }
   });
 
+  py::native_enum<TensorRole>(m, "TensorRole", "enum.Enum", "Which list of a dump a tensor is in.")
+      .value("input", TensorRole::input)
+      .value("output", TensorRole::output)
+      .value("buffer", TensorRole::buffer)
+      .value("workspace", TensorRole::workspace)
+      .finalize();
+
   py::class_<TensorFile, FileHandle>(m, "TensorFile", "An opened dump or .npy file (tensor bytes stay mapped).")
       .def_readonly("path", &TensorFile::path)
       .def_property_readonly("form", [](const TensorFile& f) { return form_name(f.form); })
@@ -232,11 +170,39 @@ void register_dumps(py::module_& m) {
         for (const auto& [name, value] : f.attrs) list.append(py::make_tuple(text(name), text(value)));
         return list;
       })
-      .def_property_readonly("tensors", [](const TensorFile& f) {
-        py::list list;
-        for (const auto& entry : f.tensors) list.append(tensor_dict(entry));
-        return list;
-      });
+      .def_property_readonly(
+          "tensors",
+          [](const py::object& self) {
+            // Each entry refers into the file object, which it keeps alive.
+            const auto& file = self.cast<const TensorFile&>();
+            py::list list;
+            for (const TensorEntry& entry : file.tensors)
+              list.append(py::cast(&entry, py::return_value_policy::reference_internal, self));
+            return list;
+          },
+          "The tensors in file order (inputs, outputs, buffers, workspaces).");
+
+  py::class_<TensorEntry>(m, "TensorEntry", "One tensor of an opened file: its header facts as stored.")
+      .def_property_readonly("role", [](const TensorEntry& e) { return e.header.role; })
+      .def_readonly("index", &TensorEntry::index, "Position within its role.")
+      .def_property_readonly("data_type", [](const TensorEntry& e) { return e.header.data_type; }, "Ascend number.")
+      .def_property_readonly("dtype",
+                             [](const TensorEntry& e) -> std::optional<std::string> {
+                               if (!e.dtype) return std::nullopt;
+                               return std::string(dtype_name(*e.dtype));
+                             },
+                             "The core element type, None when opdiff cannot decode it.")
+      .def_property_readonly("format", [](const TensorEntry& e) { return e.header.format; }, "Ascend number.")
+      .def_property_readonly("sub_format", [](const TensorEntry& e) { return e.header.sub_format; })
+      .def_property_readonly("shape", [](const TensorEntry& e) { return dims_tuple(e.header.shape); })
+      .def_property_readonly("original_shape", [](const TensorEntry& e) { return dims_tuple(e.header.original_shape); })
+      .def_property_readonly("size", [](const TensorEntry& e) { return e.header.size; })
+      .def_property_readonly("address", [](const TensorEntry& e) { return e.header.address; })
+      .def_property_readonly("offset", [](const TensorEntry& e) { return e.header.offset; })
+      .def_property_readonly("kind", [](const TensorEntry& e) { return e.header.kind; })
+      .def_property_readonly("origin_name", [](const TensorEntry& e) { return text(e.header.origin_name); })
+      .def_readonly("element_count", &TensorEntry::element_count)
+      .def_readonly("fortran_order", &TensorEntry::fortran_order);
 
   m.def(
       "open_tensor_file",
@@ -342,14 +308,14 @@ void register_dumps(py::module_& m) {
       "compare_views",
       [](const TensorView& x, const TensorView& y, double rtol, double atol, bool kl, bool scalar_shape,
          size_t threads, uint64_t max_elements) {
-        return metrics_result_dict(compare(x, y, rtol, atol, kl, scalar_shape, threads, max_elements));
+        return compare(x, y, rtol, atol, kl, scalar_shape, threads, max_elements);
       },
       py::arg("x"), py::arg("y"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true,
       py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("max_elements") = 0,
-      "Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.\n"
+      "Every metric of x (my) against y (golden), reading both through their layouts; as compute_metrics.\n"
       "max_elements > 0 compares only the first that many logical elements of each side.");
 
-  py::class_<TensorFileCache>(m, "TensorFileCache",
+  py::class_<TensorFileCache, std::shared_ptr<TensorFileCache>>(m, "TensorFileCache",
                               "Recently opened files by path (thread-safe; unreadable files remembered with their error). "
                               "Holds at most budget_bytes of files, never one larger.")
       .def(py::init<size_t, uint64_t>(), py::arg("capacity") = 256, py::arg("budget_bytes") = uint64_t{64} << 20)
@@ -366,14 +332,6 @@ void register_dumps(py::module_& m) {
           py::arg("path"), "The open file at path (opened now or earlier); raises its DumpFormatError.")
       .def_property_readonly("files", &TensorFileCache::files)
       .def_property_readonly("bytes", &TensorFileCache::bytes);
-
-  m.def("compare_pairs", &compare_pairs_for_python, py::arg("mine"), py::arg("requests"), py::arg("cache"),
-        py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true, py::arg("threads") = 0,
-        "Tensors of one open file against their partners (found through the cache), in one call without the GIL.\n"
-        "requests: (role, index, golden_path, golden_role, golden_index, target_format or None, max_elements); "
-        "one dict per request: status (compared, golden_unreadable, my_type_unsupported, golden_type_unsupported, "
-        "counts_differ, failed), message, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, "
-        "metrics (the compute_metrics dict, or None).");
 
   m.def("decode_dump_header", &header_dict, py::arg("message"),
         "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 
-#include "metrics_dict.hpp"
 #include "opdiff/decode.hpp"
 #include "opdiff/dtype.hpp"
 #include "opdiff/element_source.hpp"
@@ -40,41 +39,6 @@ struct BufferTensor {
   ContiguousSource source() const { return ContiguousSource(static_cast<const std::byte*>(info.ptr), dtype, count); }
 };
 
-py::dict side_dict(const SideStats& s) {
-  py::dict d;
-  d["min"] = s.min;
-  d["max"] = s.max;
-  d["mean"] = s.mean;
-  d["std"] = s.std;
-  d["nan"] = s.nan;
-  d["pos_inf"] = s.pos_inf;
-  d["neg_inf"] = s.neg_inf;
-  return d;
-}
-
-py::dict result_dict(const MetricsResult& r) {
-  py::dict d;
-  d["count"] = r.count;
-  d["x"] = side_dict(r.x);
-  d["y"] = side_dict(r.y);
-  d["cosine_similarity"] = r.cosine_similarity;
-  d["max_absolute_error"] = r.max_absolute_error;
-  d["accumulated_relative_error"] = r.accumulated_relative_error;
-  d["relative_euclidean_distance"] = r.relative_euclidean_distance;
-  d["kullback_leibler_divergence"] = r.kullback_leibler_divergence;
-  d["mean_absolute_error"] = r.mean_absolute_error;
-  d["root_mean_square_error"] = r.root_mean_square_error;
-  d["max_relative_error"] = r.max_relative_error;
-  d["mean_relative_error"] = r.mean_relative_error;
-  d["max_absolute_error_index"] = r.max_absolute_error_index;
-  d["max_relative_error_index"] = r.max_relative_error_index;
-  d["sqnr_db"] = r.sqnr_db;
-  d["allclose_fraction"] = r.allclose_fraction;
-  d["norm_ratio_error"] = r.norm_ratio_error;
-  d["notes"] = r.notes;
-  return d;
-}
-
 const KernelTable* kernels_for(const std::optional<std::string>& simd) {
   if (!simd) return nullptr;
   const KernelTable* table = kernels_by_name(*simd);
@@ -84,7 +48,37 @@ const KernelTable* kernels_for(const std::optional<std::string>& simd) {
 
 }  // namespace
 
-py::dict metrics_result_dict(const MetricsResult& result) { return result_dict(result); }
+void register_metric_types(py::module_& m) {
+  py::class_<SideStats>(m, "SideStats", "Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.")
+      .def_readonly("min", &SideStats::min)
+      .def_readonly("max", &SideStats::max)
+      .def_readonly("mean", &SideStats::mean)
+      .def_readonly("std", &SideStats::std)
+      .def_readonly("nan", &SideStats::nan)
+      .def_readonly("pos_inf", &SideStats::pos_inf)
+      .def_readonly("neg_inf", &SideStats::neg_inf);
+
+  py::class_<MetricsResult>(m, "MetricsResult",
+                            "Every metric of one pair as the core computed it (opdiff.metrics.Metrics is built from it).")
+      .def_readonly("count", &MetricsResult::count)
+      .def_readonly("x", &MetricsResult::x)
+      .def_readonly("y", &MetricsResult::y)
+      .def_readonly("cosine_similarity", &MetricsResult::cosine_similarity)
+      .def_readonly("max_absolute_error", &MetricsResult::max_absolute_error)
+      .def_readonly("accumulated_relative_error", &MetricsResult::accumulated_relative_error)
+      .def_readonly("relative_euclidean_distance", &MetricsResult::relative_euclidean_distance)
+      .def_readonly("kullback_leibler_divergence", &MetricsResult::kullback_leibler_divergence)
+      .def_readonly("mean_absolute_error", &MetricsResult::mean_absolute_error)
+      .def_readonly("root_mean_square_error", &MetricsResult::root_mean_square_error)
+      .def_readonly("max_relative_error", &MetricsResult::max_relative_error)
+      .def_readonly("mean_relative_error", &MetricsResult::mean_relative_error)
+      .def_readonly("max_absolute_error_index", &MetricsResult::max_absolute_error_index)
+      .def_readonly("max_relative_error_index", &MetricsResult::max_relative_error_index)
+      .def_readonly("sqnr_db", &MetricsResult::sqnr_db)
+      .def_readonly("allclose_fraction", &MetricsResult::allclose_fraction)
+      .def_readonly("norm_ratio_error", &MetricsResult::norm_ratio_error)
+      .def_readonly("note_bits", &MetricsResult::notes, "MetricNote bits (cpp/include/opdiff/metrics.hpp), bit 0 first.");
+}
 
 void register_metrics(py::module_& m) {
   m.def(
@@ -110,12 +104,12 @@ void register_metrics(py::module_& m) {
           ThreadPool& pool = default_thread_pool();
           result = compute_metrics(xs, ys, options, &pool, threads == 0 ? pool.size() : threads, kernels);
         }
-        return result_dict(result);
+        return result;
       },
       py::arg("x"), py::arg("x_dtype"), py::arg("x_count"), py::arg("y"), py::arg("y_dtype"), py::arg("y_count"),
       py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true, py::arg("scalar_shape") = false,
       py::arg("threads") = 0, py::arg("simd") = py::none(),
-      "Compare two raw buffers element by element; returns a dict of metrics.");
+      "Compare two raw buffers element by element; returns every metric.");
 
   m.def(
       "decode_to_float64",

@@ -1,5 +1,6 @@
 #include "opdiff/pair_batch.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -14,8 +15,9 @@ bool scalar_shape(const std::vector<uint64_t>& shape) {
   return std::accumulate(shape.begin(), shape.end(), uint64_t{0}) == shape.size();
 }
 
-void compare_one(const std::shared_ptr<const TensorFile>& mine, const PairRequest& request, TensorFileCache& cache,
-                 MetricsOptions options, ThreadPool* pool, size_t threads, PairOutcome& out) {
+void compare_one(const PairRequest& request, TensorFileCache& cache, MetricsOptions options, ThreadPool* pool,
+                 size_t threads, PairOutcome& out) {
+  const std::shared_ptr<const TensorFile>& mine = request.mine;
   std::shared_ptr<const TensorFile> golden;
   const TensorEntry* golden_entry = nullptr;
   try {
@@ -82,12 +84,22 @@ MetricsResult compare_tensor_views(const TensorView& x, const TensorView& y, Met
   return result;
 }
 
-std::vector<PairOutcome> compare_pairs(const std::shared_ptr<const TensorFile>& mine,
-                                       const std::vector<PairRequest>& requests, TensorFileCache& cache,
-                                       const MetricsOptions& options, ThreadPool* pool, size_t threads) {
-  std::vector<PairOutcome> outcomes(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) compare_one(mine, requests[i], cache, options, pool, threads, outcomes[i]);
-  return outcomes;
+PairBatch::PairBatch(std::vector<PairRequest> requests, std::shared_ptr<TensorFileCache> cache,
+                     const MetricsOptions& options, ThreadPool& pool, size_t threads)
+    : state_(std::make_shared<State>(State{std::move(requests), std::move(cache), options, 1, {}})),
+      batch_(start(state_, pool, threads)) {}
+
+ThreadPool::Batch PairBatch::start(const std::shared_ptr<State>& state, ThreadPool& pool, size_t threads) {
+  const size_t workers = threads == 0 ? pool.size() : std::min(threads, pool.size());
+  if (!state->cache) throw std::invalid_argument("a pair batch needs a file cache for the partners");
+  for (const PairRequest& request : state->requests)
+    if (!request.mine) throw std::invalid_argument("a pair request has no open file for my side");
+  state->outcomes.resize(state->requests.size());
+  // Pairs side by side, one thread each; fewer pairs than threads (one huge pair) split their chunks.
+  state->threads_per_pair = state->requests.size() >= workers ? 1 : workers;
+  return pool.start(state->requests.size(), workers, [state, &pool](size_t i, size_t) {
+    compare_one(state->requests[i], *state->cache, state->options, &pool, state->threads_per_pair, state->outcomes[i]);
+  });
 }
 
 }  // namespace opdiff

@@ -33,6 +33,7 @@ __all__ = [
     "RunsRequest",
     "RunsSummary",
     "SideStats",
+    "__version__",
     "compare",
     "compare_runs",
     "metrics",
@@ -40,7 +41,6 @@ __all__ = [
     "read_graph",
     "simd_info",
     "write_dump",
-    "__version__",
 ]
 assert set(__all__) == set(_EXPORTS) | {"__version__"}, "every lazily exported name is listed"
 

@@ -2,14 +2,111 @@
 opdiff native core
 """
 from __future__ import annotations
+
 import collections.abc
+import enum
+import typing
+
 import numpy
 import numpy.typing
-import typing
 import typing_extensions
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'TensorFile', 'TensorFileCache', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_pairs', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'MetricsResult', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+class SideStats:
+    """
+    Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
+    """
+    @property
+    def max(self) -> float:
+        ...
+    @property
+    def mean(self) -> float:
+        ...
+    @property
+    def min(self) -> float:
+        ...
+    @property
+    def nan(self) -> int:
+        ...
+    @property
+    def neg_inf(self) -> int:
+        ...
+    @property
+    def pos_inf(self) -> int:
+        ...
+    @property
+    def std(self) -> float:
+        ...
+class MetricsResult:
+    """
+    Every metric of one pair as the core computed it (opdiff.metrics.Metrics is built from it).
+    """
+    @property
+    def accumulated_relative_error(self) -> float:
+        ...
+    @property
+    def allclose_fraction(self) -> float:
+        ...
+    @property
+    def cosine_similarity(self) -> float:
+        ...
+    @property
+    def count(self) -> int:
+        ...
+    @property
+    def kullback_leibler_divergence(self) -> float:
+        ...
+    @property
+    def max_absolute_error(self) -> float:
+        ...
+    @property
+    def max_absolute_error_index(self) -> int:
+        ...
+    @property
+    def max_relative_error(self) -> float:
+        ...
+    @property
+    def max_relative_error_index(self) -> int:
+        ...
+    @property
+    def mean_absolute_error(self) -> float:
+        ...
+    @property
+    def mean_relative_error(self) -> float:
+        ...
+    @property
+    def norm_ratio_error(self) -> float:
+        ...
+    @property
+    def note_bits(self) -> int:
+        """
+        MetricNote bits (cpp/include/opdiff/metrics.hpp), bit 0 first.
+        """
+    @property
+    def relative_euclidean_distance(self) -> float:
+        ...
+    @property
+    def root_mean_square_error(self) -> float:
+        ...
+    @property
+    def sqnr_db(self) -> float:
+        ...
+    @property
+    def x(self) -> SideStats:
+        ...
+    @property
+    def y(self) -> SideStats:
+        ...
 class DumpFormatError(ValueError):
     pass
+class TensorRole(enum.Enum):
+    """
+    Which list of a dump a tensor is in.
+    """
+    input = 0
+    output = 1
+    buffer = 2
+    workspace = 3
 class TensorFile:
     """
     An opened dump or .npy file (tensor bytes stay mapped).
@@ -40,7 +137,9 @@ class TensorFile:
         ...
     @property
     def tensors(self) -> list:
-        ...
+        """
+        The tensors in file order (inputs, outputs, buffers, workspaces).
+        """
     @property
     def truncated(self) -> bool:
         """
@@ -49,13 +148,70 @@ class TensorFile:
     @property
     def version(self) -> str:
         ...
+class TensorEntry:
+    """
+    One tensor of an opened file: its header facts as stored.
+    """
+    @property
+    def address(self) -> int:
+        ...
+    @property
+    def data_type(self) -> int:
+        """
+        Ascend number.
+        """
+    @property
+    def dtype(self) -> str | None:
+        """
+        The core element type, None when opdiff cannot decode it.
+        """
+    @property
+    def element_count(self) -> int:
+        ...
+    @property
+    def format(self) -> int:
+        """
+        Ascend number.
+        """
+    @property
+    def fortran_order(self) -> bool:
+        ...
+    @property
+    def index(self) -> int:
+        """
+        Position within its role.
+        """
+    @property
+    def kind(self) -> int:
+        ...
+    @property
+    def offset(self) -> int:
+        ...
+    @property
+    def origin_name(self) -> str:
+        ...
+    @property
+    def original_shape(self) -> tuple:
+        ...
+    @property
+    def role(self) -> TensorRole:
+        ...
+    @property
+    def shape(self) -> tuple:
+        ...
+    @property
+    def size(self) -> int:
+        ...
+    @property
+    def sub_format(self) -> int:
+        ...
 class TensorView:
     """
     One tensor laid out in a logical format; an ElementSource for the core.
     """
     def __init__(self, file: TensorFile, role: str, index: typing.SupportsInt | typing.SupportsIndex, as_stored: bool = False, format: typing.Any | None = None, shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None) -> None:
         ...
-    def read_into(self, out: typing_extensions.Buffer) -> None:
+    def read_into(self, out: typing_extensions.Buffer | numpy.typing.NDArray[typing.Any]) -> None:
         """
         Copy the logical elements into a writable contiguous buffer of the exact size.
         """
@@ -122,6 +278,147 @@ class TensorFileCache:
     @property
     def files(self) -> int:
         ...
+class PairStatus(enum.Enum):
+    """
+    How a pair came out.
+    """
+    compared = 0
+    golden_unreadable = 1
+    my_type_unsupported = 2
+    golden_type_unsupported = 3
+    counts_differ = 4
+    failed = 5
+class PairRequest:
+    """
+    One tensor of an open file against its partner in another file.
+    """
+    def __init__(self, mine: TensorFile, role: TensorRole, index: typing.SupportsInt | typing.SupportsIndex, golden_path: str, golden_role: TensorRole, golden_index: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex | None = None, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+        """
+        target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in its own logical layout); max_elements > 0: compare only the first that many elements.
+        """
+    @property
+    def golden_index(self) -> int:
+        ...
+    @property
+    def golden_path(self) -> str:
+        ...
+    @property
+    def golden_role(self) -> TensorRole:
+        ...
+    @property
+    def index(self) -> int:
+        ...
+    @property
+    def max_elements(self) -> int:
+        ...
+    @property
+    def mine(self) -> TensorFile:
+        ...
+    @property
+    def role(self) -> TensorRole:
+        ...
+    @property
+    def target_format(self) -> int | None:
+        ...
+class PairOutcome:
+    """
+    What became of one PairRequest.
+    """
+    @property
+    def golden_address(self) -> int:
+        ...
+    @property
+    def golden_data_type(self) -> int:
+        """
+        The partner's Ascend data type number.
+        """
+    @property
+    def golden_dtype(self) -> str | None:
+        """
+        The partner's core element type, None when it cannot be decoded.
+        """
+    @property
+    def golden_shape(self) -> tuple:
+        ...
+    @property
+    def message(self) -> str:
+        ...
+    @property
+    def metrics(self) -> MetricsResult | None:
+        """
+        Every metric when compared, else None.
+        """
+    @property
+    def my_shape(self) -> tuple:
+        ...
+    @property
+    def status(self) -> PairStatus:
+        ...
+class PairBatch:
+    """
+    Pairs compared in the background on the core's pool, started when made; wait() works on them too and returns one PairOutcome per request, in order.
+    """
+    def __init__(self, requests: collections.abc.Sequence[PairRequest], cache: TensorFileCache, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+        """
+        Partner files come from `cache`; at most `threads` pairs at once (0 = every core).
+        """
+    def __len__(self) -> int:
+        ...
+    def cancel(self) -> None:
+        """
+        Start no more pairs and wait for those running.
+        """
+    def wait(self) -> list:
+        """
+        The outcomes, once every pair is done; Ctrl-C cancels the batch and raises KeyboardInterrupt.
+        """
+class StatisticsLine:
+    """
+    One tensor's line of a statistics CSV in the regular form.
+    """
+    @property
+    def count(self) -> int:
+        ...
+    @property
+    def data_size(self) -> int:
+        ...
+    @property
+    def data_type(self) -> str:
+        """
+        The DT_* name as written.
+        """
+    @property
+    def format(self) -> str:
+        ...
+    @property
+    def index(self) -> int:
+        ...
+    @property
+    def max(self) -> float:
+        ...
+    @property
+    def mean(self) -> float:
+        ...
+    @property
+    def min(self) -> float:
+        ...
+    @property
+    def nan(self) -> int:
+        ...
+    @property
+    def neg_inf(self) -> int:
+        ...
+    @property
+    def pos_inf(self) -> int:
+        ...
+    @property
+    def role(self) -> str:
+        ...
+    @property
+    def shape(self) -> tuple:
+        """
+        Stored dims; () for "-".
+        """
 def ascend_dtype_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
 def ascend_format_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
@@ -130,25 +427,20 @@ def ascend_format_number(arg0: str) -> int | None:
     ...
 def ascend_from_dtype(arg0: str) -> int:
     ...
-def compare_pairs(mine: TensorFile, requests: list, cache: TensorFileCache, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list:
+def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> MetricsResult:
     """
-    Tensors of one open file against their partners (found through the cache), in one call without the GIL.
-    requests: (role, index, golden_path, golden_role, golden_index, target_format or None, max_elements); one dict per request: status (compared, golden_unreadable, my_type_unsupported, golden_type_unsupported, counts_differ, failed), message, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics (the compute_metrics dict, or None).
-    """
-def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
-    """
-    Every metric of x (my) against y (golden), reading both through their layouts; same dict as compute_metrics.
+    Every metric of x (my) against y (golden), reading both through their layouts; as compute_metrics.
     max_elements > 0 compares only the first that many logical elements of each side.
     """
-def compute_metrics(x: typing_extensions.Buffer, x_dtype: str, x_count: typing.SupportsInt | typing.SupportsIndex, y: typing_extensions.Buffer, y_dtype: str, y_count: typing.SupportsInt | typing.SupportsIndex, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, simd: str | None = None) -> dict:
+def compute_metrics(x: typing_extensions.Buffer | numpy.typing.NDArray[typing.Any], x_dtype: str, x_count: typing.SupportsInt | typing.SupportsIndex, y: typing_extensions.Buffer | numpy.typing.NDArray[typing.Any], y_dtype: str, y_count: typing.SupportsInt | typing.SupportsIndex, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, simd: str | None = None) -> MetricsResult:
     """
-    Compare two raw buffers element by element; returns a dict of metrics.
+    Compare two raw buffers element by element; returns every metric.
     """
 def decode_dump_header(message: bytes) -> dict:
     """
     Decode a serialised DumpData with the core's wire decoder (for tests and tools).
     """
-def decode_to_float64(data: typing_extensions.Buffer, dtype: str, count: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
+def decode_to_float64(data: typing_extensions.Buffer | numpy.typing.NDArray[typing.Any], dtype: str, count: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
     """
     Decode raw elements (complex: their components) to a float64 array with the core's decoding table.
     """
@@ -162,12 +454,11 @@ def open_tensor_file(path: str) -> TensorFile:
     """
     Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.
     """
-def read_statistics_files(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list:
+def read_statistics_files(paths: collections.abc.Sequence[str], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list[list[StatisticsLine] | None]:
     """
     Read and parse statistics CSVs in the device's regular form, on `threads` threads (0 = all), the GIL
-    released. One entry per path: a list of (role, index, data_size, data_type, format, shape, count, max,
-    min, mean, nan, neg_inf, pos_inf) tuples, in file order, or None where the file cannot be read or has
-    an irregular line (opdiff.dumps.statistics then reads it and says why).
+    released. One entry per path: its StatisticsLines in file order, or None where the file cannot be read
+    or has an irregular line (opdiff.dumps.statistics then reads it and says why).
     """
 def reference_converts(stored_format: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex) -> bool:
     ...

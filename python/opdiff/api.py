@@ -9,11 +9,13 @@
 
 from __future__ import annotations
 
-from opdiff._dtypes import CORE_DTYPES, RawTensor
-from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, metrics, simd_info
 from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
 from opdiff.engine.comparison import compare
 from opdiff.graph import read_graph
+from opdiff.numerics.core_adapter import metrics, simd_info
+from opdiff.numerics.dtypes import CORE_DTYPES, RawTensor
+from opdiff.numerics.schema import ALGORITHMS
+from opdiff.numerics.values import Metrics, Note, SideStats
 from opdiff.report.result import Report
 from opdiff.runs import RunsRequest, RunsSummary, compare_runs
 

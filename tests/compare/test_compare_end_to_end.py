@@ -96,7 +96,7 @@ def test_npu_vs_golden_with_fusion_rule(conv_relu_case):
     assert conv_out.metrics.count == 16 * 64
     assert conv_out.metrics.cosine_similarity < 0.99  # the faulty channel
     assert report.first_failure().tensor_index == "conv1/Conv2D_relu_fused:output:0"
-    # Compared rows are built from their field dicts (opdiff._frozen): equal to the constructor's.
+    # Compared rows equal those the constructor builds from their fields.
     import dataclasses
 
     from opdiff.report.rows import CompareRow

@@ -140,7 +140,7 @@ def test_metrics_of_two_layouts_match_numpy(tmp_path):
 
 
 def test_read_dump_builds_the_same_objects_as_the_constructors(tmp_path):
-    """read_dump fills DumpFile/DumpTensor from field dicts (opdiff._frozen): the objects must equal
+    """read_dump fills DumpFile/DumpTensor from field dicts (opdiff.numerics.frozen): the objects must equal
     those the dataclass constructors make, and the lazy path/timestamp must be the file name's."""
     import dataclasses
 

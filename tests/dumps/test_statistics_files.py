@@ -199,8 +199,9 @@ def test_the_core_and_the_python_reader_agree_on_any_damage(tmp_path: Path, edit
     python = parse_statistics(text, str(path))
     assert not python.problems and not python.notes, (text, python.problems, python.notes)
     assert [(t.role, t.index, t.data_size, t.data_type, t.format, t.shape, t.count) for t in python.tensors] == \
-        [line[:7] for line in core]
-    assert [str((t.max, t.min, t.mean, t.nan, t.neg_inf, t.pos_inf)) for t in python.tensors] == [str(line[7:]) for line in core]
+        [(c.role, c.index, c.data_size, c.data_type, c.format, c.shape, c.count) for c in core]
+    assert [str((t.max, t.min, t.mean, t.nan, t.neg_inf, t.pos_inf)) for t in python.tensors] == \
+        [str((c.max, c.min, c.mean, c.nan, c.neg_inf, c.pos_inf)) for c in core]
 
 
 def test_info_errors_on_statistics_are_one_line_at_any_width(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 
 pytestmark = pytest.mark.kernels
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import opdiff
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 
 pytestmark = pytest.mark.kernels
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 from tests.support.metric_checks import assert_matches_reference
 from tests.support.reference_metrics import reference_metrics
 from tests.support.simd import SIMD_PATHS

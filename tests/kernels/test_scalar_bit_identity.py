@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from opdiff._metrics import compute_metrics
+from opdiff.numerics.core_adapter import compute_metrics
 from tests.support import paths
 from tests.support.scalar_baseline_cases import CASES, encode, flatten
 

@@ -35,6 +35,8 @@ def defined_names(body: List[ast.stmt]) -> Dict[str, ast.stmt]:
             names[node.name] = node
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names[node.target.id] = node
+        elif isinstance(node, ast.Assign):  # enum members: ``name = value``
+            names.update((target.id, node) for target in node.targets if isinstance(target, ast.Name))
     return names
 
 

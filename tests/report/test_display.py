@@ -14,7 +14,7 @@ from rich.console import Console
 
 import opdiff
 from opdiff.demo.report import write_case
-from opdiff.report.metrics_view import metric_rows, number
+from opdiff.numerics.view import metric_rows, number
 from opdiff.report.result import Report
 
 # Characters that mean something in HTML and in rich markup; a folder may be named like this.

@@ -1,7 +1,8 @@
-// The tensors of one op against their partners, in one call: each partner file comes from a
-// TensorFileCache, both sides are laid out (my tensor in the golden's format and shape where
-// asked) and compared through the metric engine. The comparison engine sends an op's pairs here
-// at once, so the per-tensor work runs without the interpreter.
+// Tensor pairs compared in one batch on the core's pool: each side's file comes open (my side) or
+// from a TensorFileCache (the partner), both sides are laid out (my tensor in the golden's format
+// and shape where asked) and compared through the metric engine. The comparison engine sends the
+// pairs of many ops at once, so the per-tensor work runs without the interpreter, and starts the
+// next batch while it turns the last one into rows.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@
 namespace opdiff {
 
 struct PairRequest {
-  TensorRole role = TensorRole::output;  // my tensor
+  std::shared_ptr<const TensorFile> mine;  // my file, open
+  TensorRole role = TensorRole::output;    // my tensor in it
   uint32_t index = 0;
   std::string golden_path;  // its partner
   TensorRole golden_role = TensorRole::output;
@@ -47,7 +49,7 @@ struct PairOutcome {
   uint64_t golden_address = 0;
   // Logical shapes compared (once both views were built).
   std::vector<uint64_t> my_shape, golden_shape;
-  MetricsResult metrics;
+  MetricsResult metrics;  // when compared
 };
 
 // Every metric of x against y: whole tensors, or their first `max_elements` elements (a complex
@@ -55,9 +57,35 @@ struct PairOutcome {
 MetricsResult compare_tensor_views(const TensorView& x, const TensorView& y, MetricsOptions options,
                                    uint64_t max_elements, ThreadPool* pool, size_t threads);
 
-// One outcome per request, in order. `options.scalar_shape` is decided per pair from my shape.
-std::vector<PairOutcome> compare_pairs(const std::shared_ptr<const TensorFile>& mine,
-                                       const std::vector<PairRequest>& requests, TensorFileCache& cache,
-                                       const MetricsOptions& options, ThreadPool* pool, size_t threads);
+// Pairs compared in the background on `pool`, at most `threads` at once (0 = the pool's size). A
+// batch of fewer pairs than threads gives each pair all of them (its chunks split instead).
+// Outcomes are in request order and do not depend on the thread count or the scheduling.
+// `options.scalar_shape` is decided per pair from my shape.
+class PairBatch {
+ public:
+  PairBatch(std::vector<PairRequest> requests, std::shared_ptr<TensorFileCache> cache, const MetricsOptions& options,
+            ThreadPool& pool, size_t threads);
+
+  // See ThreadPool::Batch: work on the batch until it is done or `until` passes.
+  bool help_until(ThreadPool::Clock::time_point until) { return batch_.help_until(until); }
+  void wait() { batch_.wait(); }
+  void cancel() { batch_.cancel(); }
+  size_t size() const { return state_->requests.size(); }
+  // Once done: one outcome per request (a cancelled batch leaves the pairs it never started failed).
+  const std::vector<PairOutcome>& outcomes() const { return state_->outcomes; }
+
+ private:
+  struct State {
+    std::vector<PairRequest> requests;
+    std::shared_ptr<TensorFileCache> cache;
+    MetricsOptions options;
+    size_t threads_per_pair = 1;
+    std::vector<PairOutcome> outcomes;
+  };
+  static ThreadPool::Batch start(const std::shared_ptr<State>& state, ThreadPool& pool, size_t threads);
+
+  std::shared_ptr<State> state_;  // shared with the running tasks
+  ThreadPool::Batch batch_;
+};
 
 }  // namespace opdiff

@@ -7,15 +7,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from opdiff.commands.errors import print_error
 from opdiff.commands.compare_options import parse_algorithms, parse_ids, parse_verdict
+from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from opdiff.match.planning import RuleLike
 
 
-def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "compare",
         help="compare an NPU dump folder with golden .npy files or another NPU dump folder",
@@ -95,9 +95,9 @@ def _run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from opdiff.engine.comparison import compare
-    from opdiff.report.file_names import result_file_name
     from opdiff.graph import GraphFormatError, read_graph
     from opdiff.report.console import print_report
+    from opdiff.report.file_names import result_file_name
     from opdiff.report.formats import parse_report_formats
 
     errors = Console(stderr=True)
@@ -189,14 +189,14 @@ def _run(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def write_mapping(args: argparse.Namespace, fusion_rule: "RuleLike", close_rule: "RuleLike", quant_rule: "RuleLike",
+def write_mapping(args: argparse.Namespace, fusion_rule: RuleLike, close_rule: RuleLike, quant_rule: RuleLike,
                   ids: Optional[Sequence[int]]) -> int:
     from datetime import datetime
 
     from rich.console import Console
 
-    from opdiff.match.planning import plan
     from opdiff.match.mapping_csv import write_mapping_csv
+    from opdiff.match.planning import plan
 
     if fusion_rule is None and quant_rule is None:
         raise ValueError("-map needs -f or -q")

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from opdiff.report.runs_summary import RunEntry
+    from opdiff.runs.executor import Executor
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +79,7 @@ def run_many(args: argparse.Namespace) -> int:
         print_error(f"{error}", errors)
         return ExitCode.CLUSTER_LOST
 
-    def on_run(entry) -> None:
+    def on_run(entry: RunEntry) -> None:
         from rich.markup import escape
 
         if entry.csv is None:
@@ -114,7 +121,7 @@ class _ClusterUnreachable(Exception):
     pass
 
 
-def _executor(args: argparse.Namespace, errors):
+def _executor(args: argparse.Namespace, errors: Console) -> Executor:
     """The local executor, or a connected cluster executor (warning about plain tcp:// beyond loopback)."""
     if not args.scheduler:
         from opdiff.runs.local import LocalExecutor

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Optional, Union
 
 import opdiff._core as _core
-from opdiff._metrics import Metrics, SideStats, is_scalar_shape, metrics_from_core
 from opdiff.dumps.reader import DumpTensor
+from opdiff.numerics.core_adapter import is_scalar_shape, metrics_from_core, side_from_core
+from opdiff.numerics.values import Metrics, SideStats
 
 ViewLike = Union[DumpTensor, "_core.TensorView"]
 
 
-def _view(item: ViewLike) -> "_core.TensorView":
+def _view(item: ViewLike) -> _core.TensorView:
     return item.view() if isinstance(item, DumpTensor) else item
 
 
@@ -44,14 +45,13 @@ def tensor_metrics(
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     x, y = _view(my), _view(golden)
-    raw = _core.compare_views(x, y, rtol=float(rtol), atol=float(atol), kl=kl,
-                              scalar_shape=is_scalar_shape(x.shape), threads=threads or 0,
-                              max_elements=max_elements)
-    return metrics_from_core(raw)
+    result = _core.compare_views(x, y, rtol=float(rtol), atol=float(atol), kl=kl,
+                                 scalar_shape=is_scalar_shape(x.shape), threads=threads or 0,
+                                 max_elements=max_elements)
+    return metrics_from_core(result)
 
 
 def tensor_stats(tensor: ViewLike, *, threads: Optional[int] = None) -> SideStats:
     """min/max/mean/std and NaN/Inf counts of one tensor, from the core (one pass per side)."""
     view = _view(tensor)
-    raw = _core.compare_views(view, view, kl=False, threads=threads or 0)
-    return SideStats(**raw["x"])
+    return side_from_core(_core.compare_views(view, view, kl=False, threads=threads or 0).x)

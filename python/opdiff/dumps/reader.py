@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import cached_property
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 import opdiff._core as _core
-from opdiff._frozen import build_frozen
 from opdiff.dumps.discovery import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
 from opdiff.dumps.formats import NUMPY_DTYPES, data_type_name, format_name, format_number
+from opdiff.numerics.frozen import build_frozen
 
 DumpFormatError = _core.DumpFormatError
 PathLike = Union[str, "os.PathLike[str]"]
@@ -27,7 +27,7 @@ class Role(str, Enum):
     WORKSPACE = "workspace"
 
 
-_ROLES = {role.value: role for role in Role}
+_CORE_ROLES = {_core.TensorRole[role.value]: role for role in Role}
 
 
 def numpy_dtype(core_dtype: str) -> np.dtype:
@@ -55,7 +55,7 @@ class DumpTensor:
     offset: int
     sub_format: int
     origin_name: str
-    _file: "_core.TensorFile" = field(repr=False, compare=False)
+    _file: _core.TensorFile = field(repr=False, compare=False)
 
     @property
     def format_name(self) -> str:
@@ -69,7 +69,7 @@ class DumpTensor:
     def nbytes(self) -> int:
         return self.size
 
-    def view(self, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None, *, as_stored: bool = False) -> "_core.TensorView":
+    def view(self, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None, *, as_stored: bool = False) -> _core.TensorView:
         """The core's layout view of this tensor (an ElementSource for metrics, without copying).
 
         ``format`` is the logical (target) format, default the stored format's natural logical
@@ -96,7 +96,8 @@ class DumpTensor:
     def stored_bytes(self) -> np.ndarray:
         """The stored bytes as a read-only uint8 array over the mapped file (no copy); see
         :meth:`check_intact`."""
-        return _core.stored_bytes(self._file, self.role.value, self.index)
+        stored: np.ndarray = _core.stored_bytes(self._file, self.role.value, self.index)
+        return stored
 
     def check_intact(self) -> None:
         """Raise :class:`DumpFormatError` when the file shrank on disk since it was opened: bytes
@@ -167,25 +168,25 @@ def read_dump(path: PathLike) -> DumpFile:
     return dump_of(_core.open_tensor_file(text), text)
 
 
-def dump_of(handle: "_core.TensorFile", text: str) -> DumpFile:
+def dump_of(handle: _core.TensorFile, text: str) -> DumpFile:
     """The DumpFile of a file the core opened (``_core.open_tensor_file`` or a
     ``_core.TensorFileCache``) from the path `text`."""
-    groups: Dict[str, List[DumpTensor]] = {"input": [], "output": [], "buffer": [], "workspace": []}
-    for info in handle.tensors:
-        role = info["role"]
+    groups: Dict[Role, List[DumpTensor]] = {role: [] for role in Role}
+    for entry in handle.tensors:
+        role = _CORE_ROLES[entry.role]
         groups[role].append(build_frozen(DumpTensor, {
-            "role": _ROLES[role],
-            "index": info["index"],
-            "data_type": info["data_type"],
-            "dtype": info["dtype"],
-            "format": info["format"],
-            "shape": tuple(info["shape"]),
-            "original_shape": tuple(info["original_shape"]),
-            "size": info["size"],
-            "address": info["address"],
-            "offset": info["offset"],
-            "sub_format": info["sub_format"],
-            "origin_name": info["origin_name"],
+            "role": role,
+            "index": entry.index,
+            "data_type": entry.data_type,
+            "dtype": entry.dtype,
+            "format": entry.format,
+            "shape": entry.shape,
+            "original_shape": entry.original_shape,
+            "size": entry.size,
+            "address": entry.address,
+            "offset": entry.offset,
+            "sub_format": entry.sub_format,
+            "origin_name": entry.origin_name,
             "_file": handle,
         }))
     op_name = handle.op_name
@@ -200,10 +201,10 @@ def dump_of(handle: "_core.TensorFile", text: str) -> DumpFile:
         "version": handle.version,
         "dump_time": handle.dump_time,
         "attrs": tuple(tuple(a) for a in handle.attrs),
-        "inputs": tuple(groups["input"]),
-        "outputs": tuple(groups["output"]),
-        "buffers": tuple(groups["buffer"]),
-        "workspaces": tuple(groups["workspace"]),
+        "inputs": tuple(groups[Role.INPUT]),
+        "outputs": tuple(groups[Role.OUTPUT]),
+        "buffers": tuple(groups[Role.BUFFER]),
+        "workspaces": tuple(groups[Role.WORKSPACE]),
     })
 
 

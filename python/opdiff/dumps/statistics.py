@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from opdiff._frozen import build_frozen
+from opdiff.numerics.frozen import build_frozen
 from opdiff.numerics.tensor_statistics import TensorStatistics
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -196,9 +196,9 @@ def read_many_statistics(paths: Sequence[str], *, threads: int = 0) -> List[Unio
                 results.append(error)
             continue
         tensors = [build_frozen(TensorStatistics, {
-            "role": line[0], "index": line[1], "data_size": line[2], "data_type": line[3], "format": line[4], "shape": line[5],
-            "count": line[6], "max": line[7], "min": line[8], "mean": line[9], "nan": line[10], "neg_inf": line[11],
-            "pos_inf": line[12]}) for line in lines]
+            "role": line.role, "index": line.index, "data_size": line.data_size, "data_type": line.data_type,
+            "format": line.format, "shape": line.shape, "count": line.count, "max": line.max, "min": line.min,
+            "mean": line.mean, "nan": line.nan, "neg_inf": line.neg_inf, "pos_inf": line.pos_inf}) for line in lines]
         results.append(StatisticsFile(path, tensors, order=[(t.role, t.index) for t in tensors]))
     return results
 

@@ -25,11 +25,11 @@ from typing import List, Sequence, Union
 
 import numpy as np
 
-from opdiff._metrics import compute_metrics
 from opdiff.dumps.formats import DATA_TYPE_OF, NUMPY_DTYPES, data_type_name
 from opdiff.dumps.statistics import HEADER
 from opdiff.dumps.writer import Tensor
 from opdiff.fileio.atomic import write_text
+from opdiff.numerics.core_adapter import compute_metrics
 
 PathLike = Union[str, "os.PathLike[str]"]
 

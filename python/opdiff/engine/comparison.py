@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from opdiff._metrics import ALGORITHMS
 from opdiff.dumps.discovery import FileKind
 from opdiff.engine.progress_bar import ProgressBar
 from opdiff.engine.statistics_comparison import compare_statistics
 from opdiff.engine.tensor_engine import Engine, EngineOptions
 from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
+from opdiff.numerics.schema import ALGORITHMS
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
 from opdiff.report.result import Report
 from opdiff.report.statistics_result import StatisticsReport

@@ -10,10 +10,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
-from opdiff._metrics import ALGORITHMS, Metrics
 from opdiff.dumps import read_dump, tensor_metrics
-from opdiff.report.reference_format import format_metrics
 from opdiff.fileio.atomic import write_text
+from opdiff.numerics.schema import ALGORITHMS
+from opdiff.numerics.values import Metrics
+from opdiff.report.reference_format import format_metrics
 
 PathLike = Union[str, "os.PathLike[str]"]
 FILE_ALGORITHMS: Tuple[str, ...] = tuple(a for a in ALGORITHMS if a not in ("KullbackLeiblerDivergence", "StandardDeviation"))

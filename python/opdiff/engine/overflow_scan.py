@@ -20,13 +20,13 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from opdiff._metrics import SideStats
 from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
 from opdiff.dumps.overflow_files import DumpLookup, find_dumps
-from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
 from opdiff.fileio.atomic import write_text
+from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
+from opdiff.numerics.values import SideStats
 
 PathLike = Union[str, "os.PathLike[str]"]
 

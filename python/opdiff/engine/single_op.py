@@ -10,6 +10,7 @@ to the larger flat index. Unlike the reference, a tensor with fewer than N eleme
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Iterator, List, Optional, Sequence, Tuple
@@ -17,7 +18,6 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 import opdiff._core as _core
-from opdiff._metrics import Metrics
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.reader import numpy_dtype
@@ -25,13 +25,14 @@ from opdiff.engine.tensor_engine import layout_views
 from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike
 from opdiff.match.planning import plan as plan_ops
+from opdiff.numerics.values import Metrics
 from opdiff.report.single_op_result import BLOCK, ElementError, Histogram, SingleOpDetail, axes_of, coords_of
 
 # Histogram bins: exact zero, then decades 1e-10 .. 1e10 (the ends open), then NaN/Inf.
 DECADES = tuple(range(-10, 11))
 
 
-def _read(view: "_core.TensorView") -> np.ndarray:
+def _read(view: _core.TensorView) -> np.ndarray:
     out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
     view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
     return out
@@ -77,7 +78,7 @@ def _histogram(error: np.ndarray) -> np.ndarray:
 
 
 def _labels() -> Tuple[str, ...]:
-    inner = [f"[1e{a},1e{b})" for a, b in zip(DECADES, DECADES[1:])]
+    inner = [f"[1e{a},1e{b})" for a, b in itertools.pairwise(DECADES)]
     return ("0", f"<1e{DECADES[0]}", *inner, f">=1e{DECADES[-1]}", "nan/inf")
 
 
@@ -103,7 +104,7 @@ def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_d
         raise ValueError("top N must be at least 1")
     if my.size != golden.size:
         raise ValueError(f"the two sides differ in size: {my.size} vs {golden.size} elements")
-    from opdiff._metrics import metrics as compute_metrics
+    from opdiff.numerics.core_adapter import metrics as compute_metrics
 
     shape = tuple(my.shape)
     x, y = _as_float(my).reshape(-1), _as_float(golden).reshape(-1)

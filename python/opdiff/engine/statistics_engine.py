@@ -17,11 +17,11 @@ import math
 from dataclasses import replace
 from typing import Dict, Iterator, List, Optional, Tuple, Union
 
-from opdiff._frozen import build_frozen
 from opdiff.dumps import DumpFormatError, read_dump, tensor_stats
 from opdiff.dumps.reader import DumpFile, DumpTensor
 from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_many_statistics, read_statistics
 from opdiff.match.op_matching import GoldenTarget, OpPlan
+from opdiff.numerics.frozen import build_frozen
 from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
 
 #: Stored layouts that pad the logical tensor with zeros (the device's statistics count them).
@@ -207,7 +207,7 @@ _ROW_DEFAULTS = {"my": None, "golden": None, "padding": 0, "differences": None, 
 
 
 def _row(plan: OpPlan, tensor_index: str, **fields: object) -> StatisticsRow:
-    # Built from its field dict (opdiff._frozen): a big run makes 200,000 rows.
+    # Built from its field dict (opdiff.numerics.frozen): a big run makes 200,000 rows.
     return build_frozen(StatisticsRow, {
         **_ROW_DEFAULTS, "index": plan.index, "op_type": plan.op_type, "npu_dump": plan.npu_dump,
         "ground_truth": plan.ground_truth, "tensor_index": tensor_index, "op_sequence": plan.op_sequence, **fields})

@@ -1,41 +1,37 @@
-"""The batch engine: turns op plans into rows. Each plan's NPU dump is read once; its tensors go to
-the core in one call (``_core.compare_pairs``: partner files from a shared cache, layouts decoded on
-the fly, the GIL released), plans run on a thread pool with dynamic scheduling and rows come out in
-plan (Index) order."""
+"""The batch engine: turns op plans into rows. Each plan's NPU dump is read once; the tensor pairs of
+many plans go to the core in one batch (``_core.PairBatch``: partner files from a shared cache,
+layouts decoded on the fly, run on the core's thread pool without the GIL). While the core compares
+one batch, the engine reads the next one's dumps and turns the last one's outcomes into rows, which
+come out in plan (Index) order whatever the thread count."""
 
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from enum import Enum
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from opdiff._frozen import build_frozen
-from opdiff._metrics import ALGORITHMS, Metrics, Note, SideStats, compute_metrics, is_scalar_shape, metrics_from_core
 import opdiff._core as _core
 from opdiff.conventions.reference_messages import all_zero_in
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
+from opdiff.dumps.ffts import SliceInfo, merged_output
 from opdiff.dumps.formats import data_type_name, format_number
 from opdiff.dumps.reader import dump_of
-from opdiff.dumps.ffts import SliceInfo, merged_output
-from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.match.op_matching import GoldenTarget, OpPlan
+from opdiff.numerics.core_adapter import compute_metrics, is_scalar_shape, metrics_from_core
+from opdiff.numerics.overflow import reference_overflow_flag
+from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
+from opdiff.numerics.values import Metrics, Note, SideStats
 from opdiff.report.rows import CompareRow
 
 NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
+# A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
+# core's threads stay busy and the per-call cost vanishes, small enough that rows (and progress)
+# come out steadily and Ctrl-C is handled within a batch's time.
+PAIRS_PER_BATCH = 32
+BYTES_PER_BATCH = 4 << 20
 
-
-class PairStatus(str, Enum):
-    """How a pair sent to ``_core.compare_pairs`` came out (cpp/include/opdiff/pair_batch.hpp)."""
-
-    COMPARED = "compared"
-    GOLDEN_UNREADABLE = "golden_unreadable"
-    MY_TYPE_UNSUPPORTED = "my_type_unsupported"
-    GOLDEN_TYPE_UNSUPPORTED = "golden_type_unsupported"
-    COUNTS_DIFFER = "counts_differ"
-    FAILED = "failed"
+_ROLES = {"input": _core.TensorRole.input, "output": _core.TensorRole.output, "buffer": _core.TensorRole.buffer,
+          "workspace": _core.TensorRole.workspace}
 
 
 @dataclass(frozen=True)
@@ -51,7 +47,7 @@ class EngineOptions:
 class FileCache:
     """Recently opened partner files, so a golden output feeding several consumers is opened once:
     the core's ``TensorFileCache`` (thread-safe; a file that cannot be read is remembered with its
-    error), which the batched comparisons (``_core.compare_pairs``) read directly.
+    error), which the batched comparisons (``_core.PairBatch``) read directly.
 
     An open file keeps its mapping, and every page a comparison touched stays resident until the
     file is dropped: the cache therefore holds at most `budget_bytes` of files (default 64 MiB) and
@@ -82,9 +78,9 @@ def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_p
     for note in metrics.notes:
         if note in (Note.BOTH_ZERO, Note.KL_SKIPPED):
             continue
-        if note in (Note.SCALAR, Note.MY_ZERO, Note.GOLDEN_ZERO) and "CosineSimilarity" not in algorithms:
+        if note in (Note.SCALAR, Note.MY_ZERO, Note.GOLDEN_ZERO) and COSINE_SIMILARITY not in algorithms:
             continue
-        if note is Note.KL_GOLDEN_ZERO and "KullbackLeiblerDivergence" not in algorithms:
+        if note is Note.KL_GOLDEN_ZERO and KULLBACK_LEIBLER_DIVERGENCE not in algorithms:
             continue
         if note is Note.MY_ZERO:
             reasons.append(all_zero_in(my_path))
@@ -126,7 +122,8 @@ def _reference_shape(positional: bool, mine: DumpTensor, target: GoldenTarget, c
     return None
 
 
-def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget):
+def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor,
+                 target: GoldenTarget) -> Tuple[_core.TensorView, _core.TensorView]:
     """The two layout views to compare. Against a golden file, my tensor is laid out in the golden's
     format and shape (padding removed); NPU against NPU, each side in its own logical layout."""
     golden_view = theirs.view()
@@ -136,45 +133,106 @@ def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor,
     return mine.view(layout, tuple(golden_view.shape)), golden_view
 
 
+@dataclass
+class _PlanWork:
+    """One plan on its way to rows: the rows known before the core runs, and a None slot for each
+    pair the core compares (``pairs``: slot, TensorIndex, my tensor, its partner)."""
+
+    plan: OpPlan
+    rows: List[Optional[CompareRow]]
+    pairs: List[Tuple[int, str, DumpTensor, GoldenTarget]] = field(default_factory=list)
+
+
+@dataclass
+class _Batch:
+    """Plans whose pairs run in one core batch (started when made; None when they need no core)."""
+
+    works: List[_PlanWork]
+    core: Optional[_core.PairBatch]
+
+
 class Engine:
     """Runs plans; one instance per comparison (it holds the partner-file cache)."""
 
     def __init__(self, options: EngineOptions) -> None:
         self.options = options
         self.files = FileCache()
-        self._kl = "KullbackLeiblerDivergence" in options.algorithms
-        self._pair_threads = 1  # threads inside one pair; more when there are fewer plans than cores
+        self._kl = KULLBACK_LEIBLER_DIVERGENCE in options.algorithms
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
-        """Rows of every plan, in plan order, computed concurrently."""
-        workers = self.options.threads or os.cpu_count() or 1
-        # Plans run side by side, one thread each; with fewer plans than threads (one huge pair),
-        # each pair splits its chunks over all of them instead.
-        self._pair_threads = 1 if len(plans) >= workers else workers
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="opdiff")
+        """Rows of every plan, in plan order. The next batch is started before the rows of the
+        current one are built and handed on, so the core is never idle while Python works."""
+        running: List[_Batch] = []  # at most two: the one being finished and the next
         try:
-            for plan, rows in zip(plans, pool.map(self.plan_rows, plans)):
-                if on_plan_done is not None:
-                    on_plan_done(plan, rows)
-                yield from rows
+            for batch in self._batches(plans):
+                running.append(batch)
+                if len(running) == 2:
+                    yield from self._finish(running[0], on_plan_done)
+                    running.pop(0)
+            while running:
+                yield from self._finish(running[0], on_plan_done)
+                running.pop(0)
         finally:
-            # On Ctrl-C (or a consumer that stops early) drop the queued ops instead of finishing them.
-            pool.shutdown(wait=True, cancel_futures=True)
+            # On Ctrl-C (or a consumer that stops early) start no more pairs; wait for those running.
+            for batch in running:
+                if batch.core is not None:
+                    batch.core.cancel()
+
+    def _batches(self, plans: Sequence[OpPlan]) -> Iterator[_Batch]:
+        """The plans in consecutive batches of at most PAIRS_PER_BATCH pairs or BYTES_PER_BATCH bytes,
+        each started on the core as it is made."""
+        works: List[_PlanWork] = []
+        requests: List[_core.PairRequest] = []
+        size = 0
+        for plan in plans:
+            work = self._prepare(plan, requests)
+            works.append(work)
+            size += sum(pair[2].size for pair in work.pairs)
+            if len(requests) >= PAIRS_PER_BATCH or size >= BYTES_PER_BATCH:
+                yield self._start(works, requests)
+                works, requests, size = [], [], 0
+        if works:
+            yield self._start(works, requests)
+
+    def _start(self, works: List[_PlanWork], requests: List[_core.PairRequest]) -> _Batch:
+        if not requests:
+            return _Batch(works, None)
+        core = _core.PairBatch(requests, self.files.core, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl,
+                               threads=self.options.threads or 0)
+        return _Batch(works, core)
+
+    def _finish(self, batch: _Batch, on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]]) -> Iterator[CompareRow]:
+        """The rows of a started batch, plan by plan, once the core is done with it."""
+        outcomes = iter(batch.core.wait() if batch.core is not None else ())
+        for work in batch.works:
+            # The outcomes are in request order, the plans' pairs one after another; zip takes from
+            # work.pairs first, so it never consumes the next plan's outcome.
+            for (slot, tensor_index, tensor, target), outcome in zip(work.pairs, outcomes):
+                work.rows[slot] = self._pair_row(work.plan, tensor_index, tensor, target, outcome)
+            rows: List[CompareRow] = work.rows  # type: ignore[assignment]  # every slot is filled now
+            if on_plan_done is not None:
+                on_plan_done(work.plan, rows)
+            yield from rows
 
     def plan_rows(self, plan: OpPlan) -> List[CompareRow]:
         """The rows of one op: one per tensor of its dump (or one saying why there are none)."""
+        return list(self.rows([plan]))
+
+    def _prepare(self, plan: OpPlan, requests: List[_core.PairRequest]) -> _PlanWork:
+        """Read the plan's dump and add a request for each of its pairs to `requests`; the rows that
+        need no comparison are made here."""
         if plan.my_path is None:
-            return [self._row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))]
+            return _PlanWork(plan, [self._row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))])
         if plan.my_slices:
-            return self._sliced_rows(plan)
+            return _PlanWork(plan, list(self._sliced_rows(plan)))
         try:
             mine = read_dump(plan.my_path)
         except (DumpFormatError, OSError) as error:
-            return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))]
-        rows: List[Optional[CompareRow]] = []
-        pending: List[Tuple[int, str, DumpTensor, GoldenTarget]] = []  # rows the core fills in
-        requests = []
+            return _PlanWork(plan, [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))])
+        work = _PlanWork(plan, [])
         positional = plan.positional_partner is not None
+        # The reference applies -max against golden files only, not NPU against NPU.
+        max_elements = 0 if positional else self.options.max_elements
         for role, tensors, target_of in (("input", mine.inputs, plan.input_target), ("output", mine.outputs, plan.output_target)):
             for k, tensor in enumerate(tensors):
                 target = target_of(k)
@@ -182,22 +240,16 @@ class Engine:
                     continue
                 tensor_index = f"{plan.op_name}:{role}:{k}"
                 if target.path is None:
-                    rows.append(self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **self._lone_fields(tensor)))
+                    work.rows.append(self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **self._lone_fields(tensor)))
                     continue
-                pending.append((len(rows), tensor_index, tensor, target))
-                rows.append(None)
+                work.pairs.append((len(work.rows), tensor_index, tensor, target))
+                work.rows.append(None)
                 layout = my_layout(positional, target)
-                # The reference applies -max against golden files only, not NPU against NPU.
-                requests.append((role, k, target.path, target.role, target.index, None if layout is None else format_number(layout),
-                                 0 if positional else self.options.max_elements))
-        if requests:
-            outcomes = _core.compare_pairs(mine.tensors[0]._file, requests, self.files.core, rtol=self.options.rtol,
-                                           atol=self.options.atol, kl=self._kl, threads=self._pair_threads)
-            for (slot, tensor_index, tensor, target), outcome in zip(pending, outcomes):
-                rows[slot] = self._pair_row(plan, tensor_index, tensor, target, outcome)
-        if not rows:
-            return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",))]
-        return rows  # type: ignore[return-value]  # every slot is filled
+                requests.append(_core.PairRequest(tensor._file, _ROLES[role], k, target.path, _ROLES[target.role], target.index,
+                                                  None if layout is None else format_number(layout), max_elements))
+        if not work.rows:
+            work.rows.append(self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",)))
+        return work
 
     def _sliced_rows(self, plan: OpPlan) -> List[CompareRow]:
         """An FFTS+ op: its outputs joined from every slice, compared as arrays (inputs are not joined)."""
@@ -239,47 +291,48 @@ class Engine:
             ))
         return rows
 
-    def _lone_fields(self, mine: DumpTensor) -> dict:
+    def _lone_fields(self, mine: DumpTensor) -> Dict[str, Any]:
         """The fields a row of my tensor has before (or without) a comparison."""
-        return dict(my_dtype=None, my_address=str(mine.address), shape=mine.shape, overflow=self._lone_overflow(mine))
+        return {"my_dtype": None, "my_address": str(mine.address), "shape": mine.shape, "overflow": self._lone_overflow(mine)}
 
-    def _pair_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget, outcome: dict) -> CompareRow:
-        """The row of one pair from the core's outcome (``_core.compare_pairs``), with the reasons in
-        the reference's words when it could not be compared."""
-        status = PairStatus(outcome["status"])
-        if status is not PairStatus.COMPARED:
-            if status is PairStatus.GOLDEN_UNREADABLE:
-                reason = f"[{plan.op_name}] {outcome['message']}"
-            elif status in (PairStatus.MY_TYPE_UNSUPPORTED, PairStatus.GOLDEN_TYPE_UNSUPPORTED):
-                name = mine.data_type_name if status is PairStatus.MY_TYPE_UNSUPPORTED else data_type_name(outcome["golden_data_type"])
+    def _pair_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget,
+                  outcome: _core.PairOutcome) -> CompareRow:
+        """The row of one pair from the core's outcome, with the reasons in the reference's words when
+        it could not be compared."""
+        status = outcome.status
+        result = outcome.metrics
+        if status is not _core.PairStatus.compared or result is None:
+            if status is _core.PairStatus.golden_unreadable:
+                reason = f"[{plan.op_name}] {outcome.message}"
+            elif status in (_core.PairStatus.my_type_unsupported, _core.PairStatus.golden_type_unsupported):
+                name = mine.data_type_name if status is _core.PairStatus.my_type_unsupported else data_type_name(outcome.golden_data_type)
                 reason = f"[{plan.op_name}] The data type {name} is not supported."
-            elif status is PairStatus.COUNTS_DIFFER:
+            elif status is _core.PairStatus.counts_differ:
                 reason = (f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
-                          f"({outcome['my_shape']}) can not be compared to the right dump data({outcome['golden_shape']}).")
+                          f"({list(outcome.my_shape)}) can not be compared to the right dump data({list(outcome.golden_shape)}).")
             else:
-                reason = outcome["message"]
+                reason = outcome.message
             return self._row(plan, tensor_index, reasons=(reason,), **self._lone_fields(mine))
-        metrics = metrics_from_core(outcome["metrics"])
+        metrics = metrics_from_core(result)
         positional = plan.positional_partner is not None
-        my_shape, golden_shape = tuple(outcome["my_shape"]), tuple(outcome["golden_shape"])
-        # One row per compared pair: built from its field dict (opdiff._frozen), every field given.
-        return build_frozen(CompareRow, {
-            "index": plan.index,
-            "op_type": plan.op_type,
-            "npu_dump": plan.npu_dump,
-            "ground_truth": plan.ground_truth,
-            "tensor_index": tensor_index,
-            "my_dtype": _dtype_name(mine),
-            "my_address": str(mine.address),
-            "golden_dtype": outcome["golden_dtype"] or data_type_name(outcome["golden_data_type"]),
-            "golden_address": str(outcome["golden_address"]),
-            "shape": my_shape,
-            "reference_shape": _reference_shape(positional, mine, target, math.prod(my_shape)),
-            "op_sequence": plan.op_sequence,
-            "overflow": _overflow(mine, metrics.x) if self.options.overflow_detection else None,
-            "metrics": metrics,
-            "reasons": _shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
-        })
+        my_shape, golden_shape = outcome.my_shape, outcome.golden_shape
+        return CompareRow(
+            index=plan.index,
+            op_type=plan.op_type,
+            npu_dump=plan.npu_dump,
+            ground_truth=plan.ground_truth,
+            tensor_index=tensor_index,
+            my_dtype=_dtype_name(mine),
+            my_address=str(mine.address),
+            golden_dtype=outcome.golden_dtype or data_type_name(outcome.golden_data_type),
+            golden_address=str(outcome.golden_address),
+            shape=my_shape,
+            reference_shape=_reference_shape(positional, mine, target, math.prod(my_shape)),
+            op_sequence=plan.op_sequence,
+            overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
+            metrics=metrics,
+            reasons=_shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
+        )
 
     def _lone_overflow(self, mine: DumpTensor) -> Optional[bool]:
         """Overflow of a tensor that has no partner: the reference still checks my side."""

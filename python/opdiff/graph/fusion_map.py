@@ -10,8 +10,8 @@ from enum import Enum
 from functools import cached_property, partial
 from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
-from opdiff._frozen import build_frozen
 from opdiff.graph.execution_order import topological_order
+from opdiff.numerics.frozen import build_frozen
 
 
 class Relation(Enum):
@@ -168,13 +168,13 @@ class FusionMap:
     @cached_property
     def relation_counts(self) -> Mapping[Relation, int]:
         """Number of fusion groups per relation (every relation present, zero where unused)."""
-        counts = {relation: 0 for relation in Relation}
+        counts = dict.fromkeys(Relation, 0)
         for group in self.groups:
             counts[group.relation] += 1
         return counts
 
 
-# Constructors for the readers' hot loops (50,000 ops, descs and groups per model): see opdiff._frozen.
+# Constructors for the readers' hot loops (50,000 ops, descs and groups per model): see opdiff.numerics.frozen.
 
 
 def new_op(

@@ -1,1 +1,8 @@
-"""Metric values and the per-tensor statistics they are computed from."""
+"""Numbers of a comparison: the metric schema (schema), the result types (values: Metrics, SideStats,
+Note), the core adapter that computes them (core_adapter: opdiff.metrics, simd_info), how a Metrics
+looks (view) and which element types the core decodes (dtypes), the overflow rule (overflow) and the statistics
+of one tensor as a statistics dump records them (tensor_statistics).
+
+Kept free of imports so that a module needing one of these (the graph readers need only frozen)
+does not pay for numpy.
+"""

@@ -3,6 +3,7 @@ through a temporary file that becomes the result only when the run completes."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 from dataclasses import dataclass
@@ -10,8 +11,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, List, Optional, Sequence, Type
 
-from opdiff._metrics import ALGORITHMS
 from opdiff.fileio.atomic import place_without_clobbering, temporary_beside
+from opdiff.numerics.schema import ALGORITHMS
 from opdiff.report.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.report.rows import CompareRow
 
@@ -109,7 +110,8 @@ class ReferenceCsvWriter:
         self.columns = columns
         # Unique per writer, so concurrent runs into one folder never share a temporary file.
         self.partial = temporary_beside(self.path)
-        self._handle: Optional[IO[str]] = open(self.partial, "x", newline="", encoding="utf-8")
+        # held open across write() calls, closed by close/abandon/discard (or __exit__)
+        self._handle: Optional[IO[str]] = open(self.partial, "x", newline="", encoding="utf-8")  # noqa: SIM115
         os.chmod(self.partial, 0o600)  # as the reference: results may name a customer's model
         self._csv = csv.writer(self._handle, lineterminator="\n")
         self._csv.writerow(columns.header())
@@ -137,14 +139,10 @@ class ReferenceCsvWriter:
         not kept under any name."""
         handle, self._handle = self._handle, None
         if handle is not None:
-            try:
-                handle.close()  # may fail flushing to a full disk; the descriptor is closed anyway
-            except OSError:
-                pass
-        try:
+            with contextlib.suppress(OSError):  # flushing to a full disk fails; the descriptor is closed anyway
+                handle.close()
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.partial)
-        except FileNotFoundError:
-            pass
 
     def _finish(self) -> None:
         if self._handle is not None:
@@ -153,7 +151,7 @@ class ReferenceCsvWriter:
             self._handle.close()
             self._handle = None
 
-    def __enter__(self) -> "ReferenceCsvWriter":
+    def __enter__(self) -> ReferenceCsvWriter:
         return self
 
     def __exit__(

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
 from opdiff.fileio.atomic import write_text
+from opdiff.numerics.schema import SIDE_FIELDS, VALUE_FIELDS
 from opdiff.report.findings import Finding
-from opdiff.report.result import Report
 from opdiff.report.json_writer import report_json
+from opdiff.report.result import Report
 from opdiff.report.verdict import VerdictLike
 
 ASSETS = Path(__file__).parent / "html"
@@ -31,22 +32,9 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("golden_address", ("golden_address",)), ("shape", ("shape",)), ("overflow", ("overflow",)),
     ("compared", ("compared",)), ("failing", ("failing",)), ("reasons", ("reasons",)),
     ("count", ("metrics", "count")),
-    ("cosine_similarity", ("metrics", "cosine_similarity")),
-    ("max_absolute_error", ("metrics", "max_absolute_error")),
-    ("accumulated_relative_error", ("metrics", "accumulated_relative_error")),
-    ("relative_euclidean_distance", ("metrics", "relative_euclidean_distance")),
-    ("kullback_leibler_divergence", ("metrics", "kullback_leibler_divergence")),
-    ("mean_absolute_error", ("metrics", "mean_absolute_error")),
-    ("root_mean_square_error", ("metrics", "root_mean_square_error")),
-    ("max_relative_error", ("metrics", "max_relative_error")),
-    ("mean_relative_error", ("metrics", "mean_relative_error")),
-    ("max_absolute_error_index", ("metrics", "max_absolute_error_index")),
-    ("max_relative_error_index", ("metrics", "max_relative_error_index")),
-    ("sqnr_db", ("metrics", "sqnr_db")), ("allclose_fraction", ("metrics", "allclose_fraction")),
-    ("norm_ratio_error", ("metrics", "norm_ratio_error")),
+) + tuple((name, ("metrics", name)) for name in VALUE_FIELDS) + (
     ("notes", ("metrics", "notes")),
-) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y")
-          for stat in ("min", "max", "mean", "std", "nan", "pos_inf", "neg_inf"))
+) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y") for stat in SIDE_FIELDS)
 
 ROW_FIELDS: Tuple[str, ...] = tuple(name for name, _ in _ROW_FIELDS)
 # Stored as positions in data["strings"]: NPUDump and GroundTruth are mostly the same name.

@@ -11,13 +11,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Sequence, Union
 
-from opdiff._metrics import Metrics
+from opdiff.fileio.atomic import replacing
+from opdiff.numerics.values import Metrics
+from opdiff.report.findings import Finding
 from opdiff.report.reference_format import NOT_COMPUTED, format_metric
+from opdiff.report.result import Report
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import VerdictLike
-from opdiff.fileio.atomic import replacing
-from opdiff.report.findings import Finding
-from opdiff.report.result import Report
 
 SCHEMA_ID = "opdiff-report/1"
 SCHEMA_PATH = Path(__file__).parent / "schema" / "report.schema.json"

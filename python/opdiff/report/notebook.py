@@ -9,8 +9,7 @@ from __future__ import annotations
 import html
 from typing import List, Sequence
 
-from opdiff.report.metrics_view import number
-
+from opdiff.numerics.view import number
 from opdiff.report.result_views import TensorResult
 from opdiff.report.verdict import Verdict
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import List, Mapping, Optional, Sequence
 
-from opdiff._metrics import Metrics, Note
+from opdiff.numerics.schema import COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE, NOT_COMPUTED_WHEN_EMPTY, STANDARD_DEVIATION
+from opdiff.numerics.values import Metrics, Note
 
 NOT_COMPUTED = "NaN"
 
@@ -29,7 +30,7 @@ def format_metrics(names: Sequence[str], m: Metrics) -> List[str]:
     if m.notes:
         return [format_metric(name, m, values) for name in names]
     # Without notes every metric prints as its number (the common case, thousands of rows a run).
-    return [_standard_deviation(m) if name == "StandardDeviation" else f"{values[name]:.6f}" for name in names]
+    return [_standard_deviation(m) if name == STANDARD_DEVIATION else f"{values[name]:.6f}" for name in names]
 
 
 def _standard_deviation(m: Metrics) -> str:
@@ -44,7 +45,7 @@ def format_metric(name: str, m: Metrics, values: Optional[Mapping[str, object]] 
     >>> format_metric("CosineSimilarity", m), format_metric("StandardDeviation", m)
     ('1.0', '(0.000;0.000),(0.000;0.000)')
     """
-    if name == "CosineSimilarity":
+    if name == COSINE_SIMILARITY:
         if Note.SCALAR in m.notes:
             return _number(1.0)
         if Note.BOTH_ZERO in m.notes:
@@ -52,11 +53,11 @@ def format_metric(name: str, m: Metrics, values: Optional[Mapping[str, object]] 
         if Note.MY_ZERO in m.notes or Note.GOLDEN_ZERO in m.notes:
             return NOT_COMPUTED
         return _number(m.cosine_similarity)
-    if name == "StandardDeviation":
+    if name == STANDARD_DEVIATION:
         return _standard_deviation(m)
-    if Note.EMPTY in m.notes and name in ("MaxAbsoluteError", "MaxRelativeError", "KullbackLeiblerDivergence"):
+    if Note.EMPTY in m.notes and name in NOT_COMPUTED_WHEN_EMPTY:
         return NOT_COMPUTED
-    if name == "KullbackLeiblerDivergence" and Note.KL_SKIPPED in m.notes:
+    if name == KULLBACK_LEIBLER_DIVERGENCE and Note.KL_SKIPPED in m.notes:
         return NOT_COMPUTED
     value = (values if values is not None else m.reference_values())[name]
     assert isinstance(value, float)

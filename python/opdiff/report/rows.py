@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from opdiff._metrics import Metrics
+from opdiff.numerics.values import Metrics
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from opdiff._metrics import Metrics
+from opdiff.numerics.values import Metrics
 
 BLOCK = 1 << 20  # elements per block: two float64 temporaries of 8 MB
 

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from opdiff._frozen import build_frozen
+from opdiff.numerics.frozen import build_frozen
 from opdiff.numerics.tensor_statistics import TensorStatistics
 
 
@@ -63,7 +63,7 @@ class StatisticsDifferences:
     worst_norm: float  # the largest of the three *_norm (NaN when one is NaN): what the default verdict reads
 
     @classmethod
-    def between(cls, my: TensorStatistics, golden: TensorStatistics) -> "StatisticsDifferences":
+    def between(cls, my: TensorStatistics, golden: TensorStatistics) -> StatisticsDifferences:
         scale = magnitude(golden) or magnitude(my) or 1.0
         max_abs, min_abs, mean_abs = _difference(my.max, golden.max), _difference(my.min, golden.min), _difference(my.mean, golden.mean)
         special = abs(my.nan - golden.nan) + abs(my.neg_inf - golden.neg_inf) + abs(my.pos_inf - golden.pos_inf)
@@ -72,7 +72,7 @@ class StatisticsDifferences:
         worst = worst if worst > mean_norm else mean_norm
         if max_norm != max_norm or min_norm != min_norm or mean_norm != mean_norm:
             worst = math.nan
-        # Built from its field dict (opdiff._frozen): one per compared tensor, 200,000 in a big run.
+        # Built from its field dict (opdiff.numerics.frozen): one per compared tensor, 200,000 in a big run.
         return build_frozen(cls, {
             "max_abs": max_abs, "min_abs": min_abs, "mean_abs": mean_abs,
             "max_rel": _relative(max_abs, golden.max), "min_rel": _relative(min_abs, golden.min),

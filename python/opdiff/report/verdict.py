@@ -19,26 +19,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from opdiff._metrics import ALGORITHMS, Metrics
+from opdiff.numerics.schema import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR
+from opdiff.numerics.values import Metrics
 from opdiff.report.limit_text import parse_limit
 from opdiff.report.rows import CompareRow
-
-# Metrics where a larger value is better; for the others a larger value is worse.
-HIGHER_IS_BETTER = frozenset({"CosineSimilarity"})
-NORM_RATIO_ERROR = "NormRatioError"
-# The Metrics field of each metric a threshold can be put on.
-METRIC_FIELDS: Dict[str, str] = {
-    "CosineSimilarity": "cosine_similarity",
-    "MaxAbsoluteError": "max_absolute_error",
-    "AccumulatedRelativeError": "accumulated_relative_error",
-    "RelativeEuclideanDistance": "relative_euclidean_distance",
-    "KullbackLeiblerDivergence": "kullback_leibler_divergence",
-    "MeanAbsoluteError": "mean_absolute_error",
-    "RootMeanSquareError": "root_mean_square_error",
-    "MaxRelativeError": "max_relative_error",
-    "MeanRelativeError": "mean_relative_error",
-    NORM_RATIO_ERROR: "norm_ratio_error",
-}
 
 
 @dataclass(frozen=True)
@@ -70,16 +54,13 @@ class Threshold:
         return f"{self.metric} {'>=' if self.metric in HIGHER_IS_BETTER else '<='} {self.value:g}"
 
     @classmethod
-    def parse(cls, text: str) -> "Threshold":
+    def parse(cls, text: str) -> Threshold:
         """From ``METRIC=VALUE`` (``--fail-under``)."""
         return cls(*parse_limit(text, "CosineSimilarity=0.99"))
 
 
 REFERENCE_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.99),)
 """The reference tool's advisor rule: cosine >= 0.99, blind to magnitude (``--thresholds reference``)."""
-
-assert set(ALGORITHMS) - {"StandardDeviation"} <= set(METRIC_FIELDS)
-
 
 # --- the default verdict's precision rows -------------------------------------------------------------
 
@@ -241,7 +222,7 @@ class PrecisionVerdict(Verdict):
     name: str = "default"
 
     @classmethod
-    def for_rows(cls, rows: Sequence[CompareRow], *, npu_vs_npu: bool, quantized: bool) -> "PrecisionVerdict":
+    def for_rows(cls, rows: Sequence[CompareRow], *, npu_vs_npu: bool, quantized: bool) -> PrecisionVerdict:
         return cls(network_scale(rows), npu_vs_npu, quantized)
 
     def row_of(self, row: CompareRow) -> PrecisionRow:
@@ -292,7 +273,19 @@ def as_verdict(value: Union[Verdict, Sequence[Threshold]]) -> Verdict:
 
 
 __all__ = [
-    "HIGHER_IS_BETTER", "METRIC_FIELDS", "NORM_RATIO_ERROR", "PRECISION_ROWS", "PrecisionRow", "PrecisionVerdict",
-    "REFERENCE_THRESHOLDS", "Threshold", "ThresholdVerdict", "Verdict", "VerdictLike", "as_verdict", "is_negligible",
-    "network_scale", "precision_row",
+    "HIGHER_IS_BETTER",
+    "METRIC_FIELDS",
+    "NORM_RATIO_ERROR",
+    "PRECISION_ROWS",
+    "REFERENCE_THRESHOLDS",
+    "PrecisionRow",
+    "PrecisionVerdict",
+    "Threshold",
+    "ThresholdVerdict",
+    "Verdict",
+    "VerdictLike",
+    "as_verdict",
+    "is_negligible",
+    "network_scale",
+    "precision_row",
 ]

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
-from opdiff._metrics import ALGORITHMS
 from opdiff.graph import FusionMap
+from opdiff.numerics.schema import ALGORITHMS
 from opdiff.runs.plan import Place, PlannedRun
 from opdiff.runs.roots import Roots
 from opdiff.runs.tree import RunKey, SideView, view_side

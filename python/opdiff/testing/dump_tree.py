@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 import opdiff
-from opdiff.demo.fusion import fuse, fusion_rule, layout_of
+from opdiff.demo.fusion import NpuOp, fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
 from opdiff.dumps import Tensor
 from opdiff.dumps.discovery import escape_op_name
@@ -81,7 +81,7 @@ def write_dump_tree(folder: Path, *, devices: Sequence[int] = (0, 1), steps: Seq
     return tree
 
 
-def _write_run(folder: Path, npu_ops, device: Dict[str, np.ndarray], stamp: int) -> int:
+def _write_run(folder: Path, npu_ops: Sequence[NpuOp], device: Dict[str, np.ndarray], stamp: int) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     written = 0
     for task, op in enumerate(npu_ops, start=1):

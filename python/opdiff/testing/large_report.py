@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from opdiff._metrics import metrics
-from opdiff.report.result import Report
-from opdiff.report.scenario import Scenario
+from opdiff.numerics.core_adapter import metrics
 from opdiff.report.csv_writer import CsvColumns
+from opdiff.report.result import Report
 from opdiff.report.rows import CompareRow
+from opdiff.report.scenario import Scenario
 
 OP_TYPES = ("Conv2D", "Relu", "Add", "MatMul", "BatchNorm", "Softmax")
 

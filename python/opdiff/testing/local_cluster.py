@@ -106,8 +106,9 @@ def _wait_for_workers(cluster: LocalCluster, count: int, tls: Optional[TlsFiles]
     from distributed import Client
     from distributed.security import Security
 
-    security = None if tls is None else Security(tls_ca_file=str(tls.ca), tls_client_cert=str(tls.cert),
+    # distributed's Security and Client carry no annotations
+    security = None if tls is None else Security(tls_ca_file=str(tls.ca), tls_client_cert=str(tls.cert),  # type: ignore[no-untyped-call]
                                                  tls_client_key=str(tls.key), require_encryption=True)
-    with Client(cluster.address, security=security, timeout=START_TIMEOUT, set_as_default=False) as client:
+    with Client(cluster.address, security=security, timeout=START_TIMEOUT, set_as_default=False) as client:  # type: ignore[no-untyped-call]
         client.wait_for_workers(count, timeout=START_TIMEOUT)
 

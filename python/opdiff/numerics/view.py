@@ -13,13 +13,45 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, List, Tuple
+from typing import Any, List, Protocol, Sequence, Tuple
 
 from rich.console import Group
 from rich.table import Table
 
-if TYPE_CHECKING:
-    from opdiff._metrics import Metrics, SideStats
+from opdiff.numerics.schema import METRICS, STANDARD_DEVIATION
+
+
+class SideLike(Protocol):
+    """What the view reads of one side's statistics (values.SideStats)."""
+
+    @property
+    def min(self) -> float: ...
+    @property
+    def max(self) -> float: ...
+    @property
+    def mean(self) -> float: ...
+    @property
+    def std(self) -> float: ...
+    @property
+    def nan(self) -> int: ...
+    @property
+    def pos_inf(self) -> int: ...
+    @property
+    def neg_inf(self) -> int: ...
+
+
+class MetricsLike(Protocol):
+    """What the view reads of a values.Metrics (its metric fields by the schema's names). A protocol:
+    Metrics shows itself through this module, which therefore does not import it back."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def x(self) -> SideLike: ...
+    @property
+    def y(self) -> SideLike: ...
+    @property
+    def notes(self) -> Sequence[Any]: ...  # values.Note members (str enums)
 
 
 def number(value: float) -> str:
@@ -31,34 +63,28 @@ def number(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.6g}"
 
 
-def metric_rows(m: Metrics) -> List[Tuple[str, str]]:
+def metric_rows(m: MetricsLike) -> List[Tuple[str, str]]:
     """(name, value) pairs of the summary, in the reference tool's order."""
-    return [
-        ("elements", str(m.count)),
-        ("CosineSimilarity", number(m.cosine_similarity)),
-        ("MaxAbsoluteError", f"{number(m.max_absolute_error)} (at index {m.max_absolute_error_index})"),
-        ("AccumulatedRelativeError", number(m.accumulated_relative_error)),
-        ("RelativeEuclideanDistance", number(m.relative_euclidean_distance)),
-        ("KullbackLeiblerDivergence", number(m.kullback_leibler_divergence)),
-        ("MeanAbsoluteError", number(m.mean_absolute_error)),
-        ("RootMeanSquareError", number(m.root_mean_square_error)),
-        ("MaxRelativeError", f"{number(m.max_relative_error)} (at index {m.max_relative_error_index})"),
-        ("MeanRelativeError", number(m.mean_relative_error)),
-        ("SQNR (dB)", number(m.sqnr_db)),
-        ("allclose fraction", number(m.allclose_fraction)),
-        ("NormRatioError", number(m.norm_ratio_error)),
-    ]
+    rows = [("elements", str(m.count))]
+    for spec in METRICS:
+        if spec.name == STANDARD_DEVIATION:  # the per-side table shows mean and std
+            continue
+        text = number(getattr(m, spec.field or ""))
+        if spec.index_field is not None:
+            text += f" (at index {getattr(m, spec.index_field)})"
+        rows.append((spec.label, text))
+    return rows
 
 
 SIDE_COLUMNS = ("side", "min", "max", "mean", "std", "NaN", "+Inf", "-Inf")
 
 
-def side_row(label: str, side: SideStats) -> Tuple[str, ...]:
+def side_row(label: str, side: SideLike) -> Tuple[str, ...]:
     return (label, number(side.min), number(side.max), number(side.mean), number(side.std), str(side.nan),
             str(side.pos_inf), str(side.neg_inf))
 
 
-def metrics_renderable(m: Metrics) -> Group:
+def metrics_renderable(m: MetricsLike) -> Group:
     """The summary as rich tables (what ``rich.print(metrics)`` shows)."""
     values = Table(title="opdiff metrics (my vs golden)", title_justify="left", show_header=False)
     values.add_column("metric")
@@ -78,7 +104,7 @@ def _cells(tag: str, values: Tuple[str, ...]) -> str:
     return "".join(f"<{tag}>{html.escape(value)}</{tag}>" for value in values)
 
 
-def metrics_html(m: Metrics) -> str:
+def metrics_html(m: MetricsLike) -> str:
     """The summary as an HTML fragment (a notebook's rich display of a Metrics); every text escaped."""
     parts = ['<div class="opdiff-metrics">', "<table>", "<caption>opdiff metrics (my vs golden)</caption>", "<tbody>"]
     parts += [f"<tr><th style=\"text-align:left\">{html.escape(name)}</th><td>{html.escape(value)}</td></tr>"

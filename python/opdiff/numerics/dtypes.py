@@ -84,7 +84,7 @@ class RawTensor:
 class CoreOperand:
     """What the core needs of one side: a contiguous buffer, its dtype name and element count."""
 
-    buffer: object
+    buffer: Union[bytes, bytearray, memoryview, np.ndarray]
     dtype: str
     count: int
     shape: Tuple[int, ...]

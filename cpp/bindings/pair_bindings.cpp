@@ -1,0 +1,131 @@
+// opdiff._core: batches of tensor pairs compared on the core's pool (pair_batch.hpp), as typed
+// requests and outcomes.
+#include <pybind11/native_enum.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "opdiff/dtype.hpp"
+#include "opdiff/pair_batch.hpp"
+#include "opdiff/thread_pool.hpp"
+
+namespace py = pybind11;
+using namespace opdiff;
+
+namespace {
+
+// How long a wait runs without the GIL before it looks for a signal (Ctrl-C) to handle.
+constexpr std::chrono::milliseconds kSignalCheck{50};
+
+py::tuple shape_tuple(const std::vector<uint64_t>& shape) {
+  py::tuple t(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) t[k] = py::int_(shape[k]);
+  return t;
+}
+
+// Stops a batch and waits for its running pairs, without the GIL (they never need it).
+void cancel_and_drain(PairBatch& batch) {
+  py::gil_scoped_release release;
+  batch.cancel();
+  try {
+    batch.wait();
+  } catch (const std::exception&) {  // the batch is abandoned: its error no longer matters
+  }
+}
+
+// Waits for the batch, working on it; a pending signal (KeyboardInterrupt) cancels it and raises.
+py::list wait_for_outcomes(PairBatch& batch) {
+  for (;;) {
+    bool done;
+    {
+      py::gil_scoped_release release;
+      done = batch.help_until(ThreadPool::Clock::now() + kSignalCheck);
+    }
+    if (done) break;
+    if (PyErr_CheckSignals() != 0) {
+      py::error_already_set error;  // takes the pending exception before the drain
+      cancel_and_drain(batch);
+      throw error;
+    }
+  }
+  py::list out(batch.outcomes().size());
+  for (size_t i = 0; i < batch.outcomes().size(); ++i) out[i] = py::cast(batch.outcomes()[i]);
+  return out;
+}
+
+}  // namespace
+
+void register_pairs(py::module_& m) {
+  // A Python enum.Enum: members compare by identity and list in order, as Python code expects.
+  py::native_enum<PairStatus>(m, "PairStatus", "enum.Enum", "How a pair came out.")
+      .value("compared", PairStatus::compared)
+      .value("golden_unreadable", PairStatus::golden_unreadable, "message: the partner file's error")
+      .value("my_type_unsupported", PairStatus::my_type_unsupported)
+      .value("golden_type_unsupported", PairStatus::golden_type_unsupported)
+      .value("counts_differ", PairStatus::counts_differ, "the logical shapes hold different element counts")
+      .value("failed", PairStatus::failed, "message: what went wrong laying out or reading")
+      .finalize();
+
+  py::class_<PairRequest>(m, "PairRequest", "One tensor of an open file against its partner in another file.")
+      .def(py::init([](std::shared_ptr<TensorFile> mine, TensorRole role, uint32_t index, std::string golden_path,
+                       TensorRole golden_role, uint32_t golden_index, std::optional<int64_t> target_format,
+                       uint64_t max_elements) {
+             return PairRequest{std::move(mine), role,        index,         std::move(golden_path),
+                                golden_role,     golden_index, target_format, max_elements};
+           }),
+           py::arg("mine"), py::arg("role"), py::arg("index"), py::arg("golden_path"), py::arg("golden_role"),
+           py::arg("golden_index"), py::arg("target_format") = py::none(), py::arg("max_elements") = 0,
+           "target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in "
+           "its own logical layout); max_elements > 0: compare only the first that many elements.")
+      .def_property_readonly("mine", [](const PairRequest& r) { return std::const_pointer_cast<TensorFile>(r.mine); })
+      .def_readonly("role", &PairRequest::role)
+      .def_readonly("index", &PairRequest::index)
+      .def_readonly("golden_path", &PairRequest::golden_path)
+      .def_readonly("golden_role", &PairRequest::golden_role)
+      .def_readonly("golden_index", &PairRequest::golden_index)
+      .def_readonly("target_format", &PairRequest::target_format)
+      .def_readonly("max_elements", &PairRequest::max_elements);
+
+  py::class_<PairOutcome>(m, "PairOutcome", "What became of one PairRequest.")
+      .def_readonly("status", &PairOutcome::status)
+      .def_readonly("message", &PairOutcome::message)
+      .def_property_readonly("golden_dtype",
+                             [](const PairOutcome& o) -> std::optional<std::string> {
+                               if (!o.golden_dtype) return std::nullopt;
+                               return std::string(dtype_name(*o.golden_dtype));
+                             },
+                             "The partner's core element type, None when it cannot be decoded.")
+      .def_readonly("golden_data_type", &PairOutcome::golden_data_type, "The partner's Ascend data type number.")
+      .def_readonly("golden_address", &PairOutcome::golden_address)
+      .def_property_readonly("my_shape", [](const PairOutcome& o) { return shape_tuple(o.my_shape); })
+      .def_property_readonly("golden_shape", [](const PairOutcome& o) { return shape_tuple(o.golden_shape); })
+      .def_property_readonly(
+          "metrics",
+          [](const PairOutcome& o) -> std::optional<MetricsResult> {
+            if (o.status != PairStatus::compared) return std::nullopt;
+            return o.metrics;
+          },
+          "Every metric when compared, else None.");
+
+  py::class_<PairBatch>(m, "PairBatch",
+                        "Pairs compared in the background on the core's pool, started when made; wait() works on "
+                        "them too and returns one PairOutcome per request, in order.")
+      .def(py::init([](std::vector<PairRequest> requests, std::shared_ptr<TensorFileCache> cache, double rtol,
+                       double atol, bool kl, size_t threads) {
+             const MetricsOptions options{rtol, atol, kl, false};  // scalar_shape: decided per pair
+             return std::make_unique<PairBatch>(std::move(requests), std::move(cache), options, default_thread_pool(),
+                                                threads);
+           }),
+           py::arg("requests"), py::arg("cache"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5,
+           py::arg("kl") = true, py::arg("threads") = 0,
+           "Partner files come from `cache`; at most `threads` pairs at once (0 = every core).")
+      .def("wait", &wait_for_outcomes,
+           "The outcomes, once every pair is done; Ctrl-C cancels the batch and raises KeyboardInterrupt.")
+      .def("cancel", &cancel_and_drain, "Start no more pairs and wait for those running.")
+      .def("__len__", &PairBatch::size);
+}
