@@ -59,6 +59,10 @@ class Report:
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
+    # each verdict's judgement of every row, computed once: the console alone asks for the failing
+    # rows, the worst and the first failure (id of the verdict -> (verdict, rows list, judgements))
+    _judged: Dict[int, Tuple[Verdict, List[CompareRow], List[bool]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def compared(self) -> List[CompareRow]:
@@ -72,25 +76,35 @@ class Report:
         npu_vs_npu = self.scenario in (Scenario.NPU_VS_NPU, Scenario.FUSION_ON_VS_OFF)
         return PrecisionVerdict.for_rows(self.compared, npu_vs_npu=npu_vs_npu, quantized=self.quantized)
 
+    def _fails(self, judge: Verdict) -> List[bool]:
+        """``judge.fails`` of every row, in row order; recomputed when rows were added or replaced."""
+        cached = self._judged.get(id(judge))
+        if cached is None or cached[0] is not judge or cached[1] is not self.rows or len(cached[2]) != len(self.rows):
+            cached = (judge, self.rows, [judge.fails(row) for row in self.rows])
+            self._judged[id(judge)] = cached
+        return cached[2]
+
     def failing(self, verdict: VerdictLike = None) -> List[CompareRow]:
         """Rows the verdict fails, in Index (execution) order."""
         judge = self.verdict(verdict)
-        return [row for row in self.rows if judge.fails(row)]
+        return [row for row, fails in zip(self.rows, self._fails(judge)) if fails]
 
     def first_failure(self, verdict: VerdictLike = None) -> Optional[CompareRow]:
         judge = self.verdict(verdict)
-        return next((row for row in self.rows if judge.fails(row)), None)
+        return next((row for row, fails in zip(self.rows, self._fails(judge)) if fails), None)
 
     def worst(self, count: int = 10, verdict: VerdictLike = None) -> List[CompareRow]:
         """The compared rows the verdict fails, then the others, each by lowest cosine (NaN first:
         those are the most broken)."""
         judge = self.verdict(verdict)
 
-        def key(row: CompareRow) -> Tuple[bool, float]:
+        def key(judged: Tuple[CompareRow, bool]) -> Tuple[bool, float]:
+            row, fails = judged
             value = row.metrics.cosine_similarity if row.metrics else math.nan
-            return (not judge.fails(row), -math.inf if math.isnan(value) else value)
+            return (not fails, -math.inf if math.isnan(value) else value)
 
-        return sorted(self.compared, key=key)[:count]
+        compared = [(row, fails) for row, fails in zip(self.rows, self._fails(judge)) if row.compared]
+        return [row for row, _ in sorted(compared, key=key)[:count]]
 
     def summary(self, verdict: VerdictLike = None) -> Dict[str, int]:
         failing = len(self.failing(verdict))

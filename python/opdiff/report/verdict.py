@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from opdiff.numerics.schema import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR
@@ -131,6 +132,7 @@ _DTYPE_CLASS = {
 _COARSENESS = {"fp16": 0, "bf16": 1, "fp8": 2}
 
 
+@lru_cache(maxsize=256)  # asked for every row; a comparison has a handful of dtype pairs
 def precision_row(my_dtype: Optional[str], golden_dtype: Optional[str], *, npu_vs_npu: bool, quantized: bool) -> PrecisionRow:
     """The row of the default verdict that a tensor pair falls under: the coarser side decides.
 
