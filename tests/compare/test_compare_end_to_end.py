@@ -168,13 +168,13 @@ def test_thresholds_read_the_metric_they_name():
     """Threshold.violated_by reads Metrics fields by name: every reference metric but the standard
     deviation can carry one, and each reads the value reference_values() gives that name; so can
     NormRatioError."""
-    from opdiff.report.rows import CompareRow
+    from opdiff.report.rows import CompareRow, TensorId
     from opdiff.report.verdict import METRIC_FIELDS, Threshold
 
     m = opdiff.metrics(np.array([1.0, 2.0, 3.0, 4.0], np.float32), np.array([1.5, 1.0, 3.5, 2.0], np.float32))
     values = {**m.reference_values(), "NormRatioError": m.norm_ratio_error}
     assert set(METRIC_FIELDS) == set(opdiff.ALGORITHMS) - {"StandardDeviation"} | {"NormRatioError"}
-    row = CompareRow(0, "Add", "a", "a", "a:output:0", metrics=m)
+    row = CompareRow(0, "Add", "a", "a", TensorId("a", "output", 0), metrics=m)
     for name, field in METRIC_FIELDS.items():
         assert getattr(m, field) == values[name]
         value = values[name]

@@ -11,6 +11,7 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.engine.single_op import BLOCK, detail_of_arrays, single_op_detail
+from opdiff.report.rows import TensorId
 from tests.support.child_env import child_env
 
 TS = 1700000000000001
@@ -134,7 +135,7 @@ def test_long_op_names_get_short_file_names(tmp_path: Path) -> None:
     from opdiff.report.single_op_files import MAPPING, write_single_op_files
 
     name = "scope/" * 60 + "conv"
-    detail = detail_of_arrays(np.ones(4), np.ones(4), tensor_index=f"{name}:output:0")
+    detail = detail_of_arrays(np.ones(4), np.ones(4), tensor=TensorId(name, "output", 0))
     written = write_single_op_files(detail, tmp_path)
     assert all(len(path.name) < 255 for path in written) and all(path.exists() for path in written)
     short, original = (tmp_path / MAPPING).read_text().strip().split(",")

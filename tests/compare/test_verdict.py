@@ -19,7 +19,7 @@ import opdiff
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.graph import read_graph
 from opdiff.report.findings import FindingKind
-from opdiff.report.rows import CompareRow
+from opdiff.report.rows import CompareRow, TensorId
 from opdiff.report.verdict import (
     BF16_VS_FP32,
     FP8_VS_FLOAT,
@@ -106,7 +106,7 @@ def test_the_reference_verdict_is_blind_to_scale(tmp_path: Path) -> None:
 
 
 def _row(my: np.ndarray, golden: np.ndarray, my_dtype: str, golden_dtype: str = "float32") -> CompareRow:
-    return CompareRow(0, "Conv2D", "c", "c", "c:output:0", my_dtype=my_dtype, golden_dtype=golden_dtype,
+    return CompareRow(0, "Conv2D", "c", "c", TensorId("c", "output", 0), my_dtype=my_dtype, golden_dtype=golden_dtype,
                       metrics=opdiff.metrics(my, golden))
 
 

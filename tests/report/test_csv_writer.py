@@ -6,7 +6,7 @@ import pytest
 
 import opdiff
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter, format_row, safe_cell
-from opdiff.report.rows import CompareRow
+from opdiff.report.rows import CompareRow, TensorId
 
 
 def compared_row(index: int = 3) -> CompareRow:
@@ -16,7 +16,7 @@ def compared_row(index: int = 3) -> CompareRow:
         op_type="Conv2D",
         npu_dump="conv1/Conv2D_relu_fused",
         ground_truth="conv1/Conv2D,conv1/Relu",
-        tensor_index="conv1/Conv2D_relu_fused:output:0",
+        tensor=TensorId("conv1/Conv2D_relu_fused", "output", 0),
         my_dtype="float16",
         my_address="12345",
         golden_dtype="float32",
@@ -48,7 +48,7 @@ def test_compared_row_cells():
 
 
 def test_uncompared_row_has_nan_everywhere_and_its_reason():
-    row = CompareRow(1, "Relu", "relu", "relu", "relu:input:0", reasons=("[relu] no golden", "shape differs"))
+    row = CompareRow(1, "Relu", "relu", "relu", TensorId("relu", "input", 0), reasons=("[relu] no golden", "shape differs"))
     cells = format_row(row, CsvColumns())
     assert cells[3] == "NaN" and cells[10:-1] == ["NaN"] * len(opdiff.ALGORITHMS)
     assert cells[-1] == "[relu] no golden,shape differs"

@@ -16,6 +16,7 @@ import opdiff
 from opdiff.demo.report import write_case
 from opdiff.numerics.view import metric_rows, number
 from opdiff.report.result import Report
+from opdiff.report.rows import TensorId
 
 # Characters that mean something in HTML and in rich markup; a folder may be named like this.
 ODD = "case <b>&\"[red]x'"
@@ -96,7 +97,7 @@ def test_report_html_summarises_the_report(report: Report) -> None:
 
 
 def test_report_html_escapes_tensor_and_op_names(report: Report) -> None:
-    hostile = dataclasses.replace(report.worst(1)[0], tensor_index="<script>alert(1)</script>:output:0", op_type="A&B<i>")
+    hostile = dataclasses.replace(report.worst(1)[0], tensor=TensorId("<script>alert(1)</script>", "output", 0), op_type="A&B<i>")
     page = Page(dataclasses.replace(report, rows=[hostile])._repr_html_())
     assert "script" not in page.tags and "i" not in page.tags
     assert page.tables[1][1][1:3] == ["A&B<i>", "<script>alert(1)</script>:output:0"]
@@ -119,7 +120,7 @@ def test_report_rich_is_the_console_report(report: Report) -> None:
     assert first is not None
     assert f"first failing tensor in execution order: {first.tensor_index} (Index {first.index}, Conv2D)" in text
     assert f"result: {report.csv_path}" in text
-    hostile = dataclasses.replace(report.worst(1)[0], tensor_index="[bold]x[/bold]:output:0")
+    hostile = dataclasses.replace(report.worst(1)[0], tensor=TensorId("[bold]x[/bold]", "output", 0))
     assert "[bold]x[/bold]:output:0" in render(dataclasses.replace(report, rows=[hostile]))
 
 

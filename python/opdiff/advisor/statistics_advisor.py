@@ -19,14 +19,12 @@ if TYPE_CHECKING:
 
 
 def op_of(row: StatisticsRow) -> str:
-    """The NPU op of a row ("op:output:0" -> "op"), as advisor.op_of for tensor rows."""
-    parts = row.tensor_index.rsplit(":", 2)
-    return parts[0] if len(parts) == 3 else row.npu_dump
+    """The NPU op of a row, as tensor_advisor.op_of for tensor rows."""
+    return row.tensor.op if row.tensor.role is not None else row.npu_dump
 
 
 def role_of(row: StatisticsRow) -> str:
-    parts = row.tensor_index.rsplit(":", 2)
-    return parts[1] if len(parts) == 3 else ""
+    return row.tensor.role or ""
 
 
 def _error(row: StatisticsRow) -> float:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -29,22 +28,18 @@ from opdiff.report.result import Report
 from opdiff.report.rows import CompareRow
 from opdiff.report.verdict import Verdict, VerdictLike, is_negligible, network_scale
 
-_RUN_SUFFIX = re.compile(r"#(\d+)$")
-
 # An op whose output error is at most this many times its inputs' error only passes error on.
 DRIFT_GROWTH = 4.0
 
 
 def op_of(row: CompareRow) -> str:
-    """The NPU op a row belongs to ("op:output:0" -> "op"; "op#2:output:0", a run of ``--all``, -> "op")."""
-    parts = row.tensor_index.rsplit(":", 2)
-    return _RUN_SUFFIX.sub("", parts[0]) if len(parts) == 3 else row.npu_dump
+    """The NPU op a row belongs to (a row about a whole op, one without a tensor: its NPUDump)."""
+    return row.tensor.op if row.tensor.role is not None else row.npu_dump
 
 
 def run_of(row: CompareRow) -> int:
-    """Which run of its op a row compares (``--all`` names them "op#k"; 0 otherwise)."""
-    found = _RUN_SUFFIX.search(row.tensor_index.rsplit(":", 2)[0])
-    return int(found.group(1)) if found else 0
+    """Which run of its op a row compares (under ``--all``; 0 otherwise)."""
+    return row.tensor.run or 0
 
 
 def _one_run(report: Report, verdict: Verdict) -> Report:
@@ -59,8 +54,7 @@ def _one_run(report: Report, verdict: Verdict) -> Report:
 
 
 def role_of(row: CompareRow) -> str:
-    parts = row.tensor_index.rsplit(":", 2)
-    return parts[1] if len(parts) == 3 else ""
+    return row.tensor.role or ""
 
 
 def _cos(row: CompareRow) -> float:
@@ -178,7 +172,7 @@ def _first_divergence(ctx: _Context) -> Optional[Finding]:
     outputs = ctx.rows_of(start, "output")
     out_row = next((row for row in outputs if ctx.fails(row)), outputs[0] if outputs else first)
     inputs = ctx.rows_of(start, "input")
-    chain = tuple((row.tensor_index, _cos(row)) for op in _trend_ops(ctx, start) + chain_ops[1:]
+    chain = tuple((row.tensor, _cos(row)) for op in _trend_ops(ctx, start) + chain_ops[1:]
                   for row in ctx.rows_of(op, "output")[:1])
     worst_input = max((_error(row) for row in inputs), default=0.0)
     growth = _error(out_row) / worst_input if worst_input > 0 else math.inf

@@ -26,6 +26,7 @@ from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike
 from opdiff.match.planning import plan as plan_ops
 from opdiff.numerics.values import Metrics
+from opdiff.report.rows import TensorId
 from opdiff.report.single_op_result import BLOCK, ElementError, Histogram, SingleOpDetail, axes_of, coords_of
 
 # Histogram bins: exact zero, then decades 1e-10 .. 1e10 (the ends open), then NaN/Inf.
@@ -91,7 +92,7 @@ def _trim(counts: np.ndarray) -> Histogram:
 
 
 def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_dump: str = "my", ground_truth: str = "golden",
-                     tensor_index: str = "tensor:output:0", metrics: Optional[Metrics] = None) -> SingleOpDetail:
+                     tensor: TensorId = TensorId("tensor", "output", 0), metrics: Optional[Metrics] = None) -> SingleOpDetail:
     """The detail of two logical arrays of equal size (my side's shape is used for coordinates).
 
     >>> import numpy as np
@@ -135,7 +136,7 @@ def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_d
 
     extremes = [0.0 if math.isinf(v) else v for v in extremes]  # empty tensor
     return SingleOpDetail(
-        npu_dump, ground_truth, tensor_index, shape, axes_of(shape), int(x.size),
+        npu_dump, ground_truth, tensor, shape, axes_of(shape), int(x.size),
         metrics if metrics is not None else compute_metrics(my.reshape(-1), golden.reshape(-1)),
         elements(best_abs), elements(best_rel), _trim(abs_counts), _trim(rel_counts),
         extremes[0], extremes[1], extremes[2], extremes[3], nonfinite, my, golden,
@@ -191,4 +192,4 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
         raise ValueError(f"{op}:{role}:{index}: shapes differ ({list(my_view.shape)} vs {list(golden_view.shape)})")
     metrics = tensor_metrics(my_view, golden_view)
     return detail_of_arrays(_read(my_view), _read(golden_view), top=top, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
-                            tensor_index=f"{plan.op_name}:{role}:{index}", metrics=metrics)
+                            tensor=plan.tensor(role, index), metrics=metrics)

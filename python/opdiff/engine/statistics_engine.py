@@ -22,6 +22,7 @@ from opdiff.dumps.reader import DumpFile, DumpTensor
 from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_many_statistics, read_statistics
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.numerics.frozen import build_frozen
+from opdiff.report.rows import TensorId
 from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
 
 #: Stored layouts that pad the logical tensor with zeros (the device's statistics count them).
@@ -159,58 +160,58 @@ class StatisticsEngine:
         `read` holds statistics files already read, by path."""
         read = read or {}
         if plan.my_path is None:
-            return [_row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))]
+            return [_row(plan, plan.tensor(), reasons=(plan.missing_reason or "no dump file",))]
         mine = self._note(_Source(plan.my_path, read.get(plan.my_path)))
         if mine.error is not None:
-            return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {mine.error}",))]
+            return [_row(plan, plan.tensor(), reasons=(f"[{plan.label}] {mine.error}",))]
         # NPU vs NPU every tensor's partner is the same role and index in one file: read it once.
         partner = None
         if plan.positional_partner is not None:
             partner = self._note(_Source(plan.positional_partner, read.get(plan.positional_partner)))
         rows = []
         for role, k in mine.entries():
-            tensor_index = f"{plan.op_name}:{role}:{k}"
+            identity = plan.tensor(role, k)
             found = mine.lookup(role, k)
             if partner is not None:
                 if isinstance(found, str):
-                    rows.append(_row(plan, tensor_index, reasons=(found,), my_source=plan.my_path))
+                    rows.append(_row(plan, identity, reasons=(found,), my_source=plan.my_path))
                 else:
-                    rows.append(self._pair_row(plan, tensor_index, found, partner.lookup(role, k), partner.path))
+                    rows.append(self._pair_row(plan, identity, found, partner.lookup(role, k), partner.path))
                 continue
             target: GoldenTarget = plan.input_target(k) if role == "input" else plan.output_target(k)
             if target.skip:
                 continue
             if isinstance(found, str):
-                rows.append(_row(plan, tensor_index, reasons=(found,), my_source=plan.my_path))
+                rows.append(_row(plan, identity, reasons=(found,), my_source=plan.my_path))
             elif target.path is None:
-                rows.append(_row(plan, tensor_index, my=found, reasons=(target.reason or "no partner",), my_source=plan.my_path))
+                rows.append(_row(plan, identity, my=found, reasons=(target.reason or "no partner",), my_source=plan.my_path))
             else:
-                rows.append(self._pair_row(plan, tensor_index, found, self._partner(target.path).lookup(target.role, target.index),
+                rows.append(self._pair_row(plan, identity, found, self._partner(target.path).lookup(target.role, target.index),
                                            target.path))
         if not rows:
-            return [_row(plan, "NaN", reasons=(f"[{plan.op_name}] {plan.my_path}: holds no tensor to compare",))]
+            return [_row(plan, plan.tensor(), reasons=(f"[{plan.label}] {plan.my_path}: holds no tensor to compare",))]
         return rows
 
     @staticmethod
-    def _pair_row(plan: OpPlan, tensor_index: str, mine: TensorStatistics, theirs: Lookup, golden_path: str) -> StatisticsRow:
+    def _pair_row(plan: OpPlan, identity: TensorId, mine: TensorStatistics, theirs: Lookup, golden_path: str) -> StatisticsRow:
         fields = {"my": mine, "my_source": plan.my_path or "", "golden_source": golden_path}
         if isinstance(theirs, str):
-            return _row(plan, tensor_index, reasons=(theirs,), **fields)
+            return _row(plan, identity, reasons=(theirs,), **fields)
         golden, padding, reason = align(mine, theirs)
         if golden is None:
-            return _row(plan, tensor_index, golden=theirs, reasons=(f"[{plan.op_name}] {reason}",), **fields)
-        return _row(plan, tensor_index, golden=golden, padding=padding, differences=StatisticsDifferences.between(mine, golden),
+            return _row(plan, identity, golden=theirs, reasons=(f"[{plan.label}] {reason}",), **fields)
+        return _row(plan, identity, golden=golden, padding=padding, differences=StatisticsDifferences.between(mine, golden),
                     **fields)
 
 
 _ROW_DEFAULTS = {"my": None, "golden": None, "padding": 0, "differences": None, "reasons": (), "my_source": "", "golden_source": ""}
 
 
-def _row(plan: OpPlan, tensor_index: str, **fields: object) -> StatisticsRow:
+def _row(plan: OpPlan, identity: TensorId, **fields: object) -> StatisticsRow:
     # Built from its field dict (opdiff.numerics.frozen): a big run makes 200,000 rows.
     return build_frozen(StatisticsRow, {
         **_ROW_DEFAULTS, "index": plan.index, "op_type": plan.op_type, "npu_dump": plan.npu_dump,
-        "ground_truth": plan.ground_truth, "tensor_index": tensor_index, "op_sequence": plan.op_sequence, **fields})
+        "ground_truth": plan.ground_truth, "tensor": identity, "op_sequence": plan.op_sequence, **fields})
 
 
 __all__ = ["PADDED_FORMATS", "StatisticsEngine", "align", "statistics_of_tensor", "with_padding"]

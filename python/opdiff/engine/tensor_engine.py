@@ -21,7 +21,7 @@ from opdiff.numerics.core_adapter import compute_metrics, is_scalar_shape, metri
 from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
-from opdiff.report.rows import CompareRow
+from opdiff.report.rows import CompareRow, TensorId
 
 NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
@@ -140,7 +140,7 @@ class _PlanWork:
 
     plan: OpPlan
     rows: List[Optional[CompareRow]]
-    pairs: List[Tuple[int, str, DumpTensor, GoldenTarget]] = field(default_factory=list)
+    pairs: List[Tuple[int, TensorId, DumpTensor, GoldenTarget]] = field(default_factory=list)
 
 
 @dataclass
@@ -207,8 +207,8 @@ class Engine:
         for work in batch.works:
             # The outcomes are in request order, the plans' pairs one after another; zip takes from
             # work.pairs first, so it never consumes the next plan's outcome.
-            for (slot, tensor_index, tensor, target), outcome in zip(work.pairs, outcomes):
-                work.rows[slot] = self._pair_row(work.plan, tensor_index, tensor, target, outcome)
+            for (slot, identity, tensor, target), outcome in zip(work.pairs, outcomes):
+                work.rows[slot] = self._pair_row(work.plan, identity, tensor, target, outcome)
             rows: List[CompareRow] = work.rows  # type: ignore[assignment]  # every slot is filled now
             if on_plan_done is not None:
                 on_plan_done(work.plan, rows)
@@ -222,13 +222,13 @@ class Engine:
         """Read the plan's dump and add a request for each of its pairs to `requests`; the rows that
         need no comparison are made here."""
         if plan.my_path is None:
-            return _PlanWork(plan, [self._row(plan, "NaN", reasons=(plan.missing_reason or "no dump file",))])
+            return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=(plan.missing_reason or "no dump file",))])
         if plan.my_slices:
             return _PlanWork(plan, list(self._sliced_rows(plan)))
         try:
             mine = read_dump(plan.my_path)
         except (DumpFormatError, OSError) as error:
-            return _PlanWork(plan, [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))])
+            return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] {error}",))])
         work = _PlanWork(plan, [])
         positional = plan.positional_partner is not None
         # The reference applies -max against golden files only, not NPU against NPU.
@@ -238,17 +238,17 @@ class Engine:
                 target = target_of(k)
                 if target.skip:
                     continue
-                tensor_index = f"{plan.op_name}:{role}:{k}"
+                identity = plan.tensor(role, k)
                 if target.path is None:
-                    work.rows.append(self._row(plan, tensor_index, reasons=(target.reason or "no partner",), **self._lone_fields(tensor)))
+                    work.rows.append(self._row(plan, identity, reasons=(target.reason or "no partner",), **self._lone_fields(tensor)))
                     continue
-                work.pairs.append((len(work.rows), tensor_index, tensor, target))
+                work.pairs.append((len(work.rows), identity, tensor, target))
                 work.rows.append(None)
                 layout = my_layout(positional, target)
                 requests.append(_core.PairRequest(tensor._file, _ROLES[role], k, target.path, _ROLES[target.role], target.index,
                                                   None if layout is None else format_number(layout), max_elements))
         if not work.rows:
-            work.rows.append(self._row(plan, "NaN", reasons=(f"[{plan.op_name}] the dump holds no tensor to compare",)))
+            work.rows.append(self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] the dump holds no tensor to compare",)))
         return work
 
     def _sliced_rows(self, plan: OpPlan) -> List[CompareRow]:
@@ -257,16 +257,16 @@ class Engine:
             slices = [read_dump(path) for path in plan.my_slices]
             info = SliceInfo.from_dump(slices[0])
         except (DumpFormatError, OSError) as error:
-            return [self._row(plan, "NaN", reasons=(f"[{plan.op_name}] {error}",))]
-        rows = [self._row(plan, f"{plan.op_name}:input:{k}", reasons=(f"[{plan.op_name}] input of an FFTS+ sliced op: slices are not joined for inputs",))
+            return [self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] {error}",))]
+        rows = [self._row(plan, plan.tensor("input", k), reasons=(f"[{plan.label}] input of an FFTS+ sliced op: slices are not joined for inputs",))
                 for k in range(len(slices[0].inputs))]
         for k, first in enumerate(slices[0].outputs):
             target = plan.output_target(k)
-            tensor_index = f"{plan.op_name}:output:{k}"
+            identity = plan.tensor("output", k)
             if target.skip:
                 continue
             if target.path is None:
-                rows.append(self._row(plan, tensor_index, reasons=(target.reason or "no partner",)))
+                rows.append(self._row(plan, identity, reasons=(target.reason or "no partner",)))
                 continue
             notes: List[str] = []
             try:
@@ -274,16 +274,16 @@ class Engine:
                 theirs = self.files.get(target.path).tensor(target.role, target.index)
                 golden = theirs.to_numpy()
                 if mine.size != golden.size:
-                    raise ValueError(f"[{plan.op_name}] joined slices hold {list(mine.shape)}, the golden {list(golden.shape)}")
+                    raise ValueError(f"[{plan.label}] joined slices hold {list(mine.shape)}, the golden {list(golden.shape)}")
                 limit = self.options.max_elements or mine.size
                 metrics = compute_metrics(mine.reshape(-1)[:limit], golden.reshape(-1)[:limit], algorithms=self.options.algorithms, rtol=self.options.rtol,
                                           atol=self.options.atol, threads=1)
             except (DumpFormatError, ValueError, OSError) as error:
-                rows.append(self._row(plan, tensor_index, reasons=(str(error),)))
+                rows.append(self._row(plan, identity, reasons=(str(error),)))
                 continue
             rows.append(CompareRow(
                 index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
-                tensor_index=tensor_index, my_dtype=_dtype_name(first), my_address=str(first.address),
+                tensor=identity, my_dtype=_dtype_name(first), my_address=str(first.address),
                 golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
                 op_sequence=plan.op_sequence,
                 overflow=_overflow(first, metrics.x) if self.options.overflow_detection else None,
@@ -295,7 +295,7 @@ class Engine:
         """The fields a row of my tensor has before (or without) a comparison."""
         return {"my_dtype": None, "my_address": str(mine.address), "shape": mine.shape, "overflow": self._lone_overflow(mine)}
 
-    def _pair_row(self, plan: OpPlan, tensor_index: str, mine: DumpTensor, target: GoldenTarget,
+    def _pair_row(self, plan: OpPlan, identity: TensorId, mine: DumpTensor, target: GoldenTarget,
                   outcome: _core.PairOutcome) -> CompareRow:
         """The row of one pair from the core's outcome, with the reasons in the reference's words when
         it could not be compared."""
@@ -303,16 +303,16 @@ class Engine:
         result = outcome.metrics
         if status is not _core.PairStatus.compared or result is None:
             if status is _core.PairStatus.golden_unreadable:
-                reason = f"[{plan.op_name}] {outcome.message}"
+                reason = f"[{plan.label}] {outcome.message}"
             elif status in (_core.PairStatus.my_type_unsupported, _core.PairStatus.golden_type_unsupported):
                 name = mine.data_type_name if status is _core.PairStatus.my_type_unsupported else data_type_name(outcome.golden_data_type)
-                reason = f"[{plan.op_name}] The data type {name} is not supported."
+                reason = f"[{plan.label}] The data type {name} is not supported."
             elif status is _core.PairStatus.counts_differ:
-                reason = (f"[{plan.op_name}] Due to the different shapes on the left and right, the left dump data"
+                reason = (f"[{plan.label}] Due to the different shapes on the left and right, the left dump data"
                           f"({list(outcome.my_shape)}) can not be compared to the right dump data({list(outcome.golden_shape)}).")
             else:
                 reason = outcome.message
-            return self._row(plan, tensor_index, reasons=(reason,), **self._lone_fields(mine))
+            return self._row(plan, identity, reasons=(reason,), **self._lone_fields(mine))
         metrics = metrics_from_core(result)
         positional = plan.positional_partner is not None
         my_shape, golden_shape = outcome.my_shape, outcome.golden_shape
@@ -321,7 +321,7 @@ class Engine:
             op_type=plan.op_type,
             npu_dump=plan.npu_dump,
             ground_truth=plan.ground_truth,
-            tensor_index=tensor_index,
+            tensor=identity,
             my_dtype=_dtype_name(mine),
             my_address=str(mine.address),
             golden_dtype=outcome.golden_dtype or data_type_name(outcome.golden_data_type),
@@ -344,13 +344,13 @@ class Engine:
             return None
 
     @staticmethod
-    def _row(plan: OpPlan, tensor_index: str, reasons: Tuple[str, ...], **fields: object) -> CompareRow:
+    def _row(plan: OpPlan, identity: TensorId, reasons: Tuple[str, ...], **fields: object) -> CompareRow:
         return CompareRow(
             index=plan.index,
             op_type=plan.op_type,
             npu_dump=plan.npu_dump,
             ground_truth=plan.ground_truth,
-            tensor_index=tensor_index,
+            tensor=identity,
             op_sequence=plan.op_sequence,
             reasons=reasons,
             **fields,  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from opdiff.conventions.reference_messages import (
 )
 from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name, is_sliced
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
+from opdiff.report.rows import TensorId
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
 
@@ -54,14 +55,24 @@ class OpPlan:
     missing_reason: Optional[str] = None  # when my_path is None
     positional_partner: Optional[str] = None  # NPU vs NPU: the partner dump, tensors paired by position
     my_slices: Tuple[str, ...] = ()  # FFTS+: every slice file of the op, in thread order (§2.6)
-    run: int = 0  # which dump of the op (--all compares each; op_name then ends in "#run")
+    run: int = 0  # which dump of the op (--all compares each)
+    numbered: bool = False  # under --all: the op's rows and messages name it "op#run"
+
+    @property
+    def label(self) -> str:
+        """The op as rows and messages name it: ``op_name``, or ``op_name#run`` under --all."""
+        return f"{self.op_name}#{self.run}" if self.numbered else self.op_name
+
+    def tensor(self, role: Optional[str] = None, index: Optional[int] = None) -> TensorId:
+        """The identity of this op's tensor `role` `index` (no role: a row about the whole op)."""
+        return TensorId(self.op_name, role, index, self.run if self.numbered else None)
 
     def input_target(self, k: int) -> GoldenTarget:
         if self.positional_partner is not None:
             return GoldenTarget(self.positional_partner, "input", k)
         if k < len(self.inputs):
             return self.inputs[k]
-        return GoldenTarget(None, reason=f"[{self.op_name}] the fusion rule has no input {k} for this op")
+        return GoldenTarget(None, reason=f"[{self.label}] the fusion rule has no input {k} for this op")
 
     def output_target(self, k: int) -> GoldenTarget:
         if self.positional_partner is not None:
@@ -72,7 +83,7 @@ class OpPlan:
         if self.outputs:
             first = self.outputs[0]
             return GoldenTarget(first.path, first.role, first.index, first.format, first.shape, first.reason, first.skip)
-        return GoldenTarget(None, reason=f"[{self.op_name}] the fusion rule has no output {k} for this op")
+        return GoldenTarget(None, reason=f"[{self.label}] the fusion rule has no output {k} for this op")
 
 
 # ---------------------------------------------------------------- NPU vs golden, with a fusion rule

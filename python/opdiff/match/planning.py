@@ -133,7 +133,7 @@ def _plans_of_every_run(
             if op_plan.my_path is None and k > 0:
                 continue
             index, op_sequence = number_of.get(op_plan.op_name, (op_plan.index, op_plan.op_sequence))
-            plans.append(replace(op_plan, index=index, op_sequence=op_sequence, op_name=f"{op_plan.op_name}#{k}", run=k))
+            plans.append(replace(op_plan, index=index, op_sequence=op_sequence, run=k, numbered=True))
     plans.sort(key=lambda op_plan: (op_plan.run, op_plan.index))
     return plans
 

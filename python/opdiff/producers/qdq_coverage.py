@@ -92,9 +92,10 @@ def float_op_coverage(fusion_map: FusionMap, rows: Iterable[CompareRow]) -> Floa
     """Which float-op tensors of `fusion_map` a comparison's `rows` compared.
 
     >>> from opdiff.graph.grouping import build_fusion_map
+    >>> from opdiff.report.rows import TensorId
     >>> from opdiff.graph.provenance import make_op
     >>> fm = build_fusion_map("m", [("g", [make_op("w", "Const"), make_op("conv", "Conv", inputs=["w:0"])])])
-    >>> row = CompareRow(index=0, op_type="Conv", npu_dump="conv", ground_truth="conv", tensor_index="conv:output:0")
+    >>> row = CompareRow(index=0, op_type="Conv", npu_dump="conv", ground_truth="conv", tensor=TensorId("conv", "output", 0))
     >>> coverage = float_op_coverage(fm, [row])
     >>> coverage.tensors, coverage.compared, coverage.missed
     (('conv:output:0',), (), ('conv:output:0',))

@@ -103,6 +103,6 @@ def print_findings(findings: Sequence[Finding], console: Optional[Console] = Non
                       f"{finding.index})", highlight=False)
         console.print(f"     {finding.evidence}", highlight=False)
         if finding.chain:
-            trend = " -> ".join(f"{tensor.rsplit(':', 2)[0]} {cos:.4f}" for tensor, cos in finding.chain)
+            trend = " -> ".join(f"{tensor.op_label} {cos:.4f}" for tensor, cos in finding.chain)
             console.print(f"     cosine along the path: {trend}", highlight=False)
         console.print(f"     [italic]{finding.advice}[/]", highlight=False)

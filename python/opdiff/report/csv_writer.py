@@ -98,9 +98,10 @@ class ReferenceCsvWriter:
     already taken (another run in the same folder and second) gets a ``_1``, ``_2``... suffix.
 
     >>> import tempfile, pathlib
+    >>> from opdiff.report.rows import TensorId
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "result.csv"
     >>> with ReferenceCsvWriter(out, CsvColumns(algorithms=["CosineSimilarity"])) as writer:
-    ...     writer.write(CompareRow(0, "Data", "x", "x", "x:output:0", reasons=("no dump",)))
+    ...     writer.write(CompareRow(0, "Data", "x", "x", TensorId("x", "output", 0), reasons=("no dump",)))
     >>> out.read_text().splitlines()[1]
     '0,Data,x,NaN,NaN,x,NaN,NaN,x:output:0,NaN,NaN,no dump'
     """

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Tuple
 
+from opdiff.report.rows import TensorId
+
 
 class FindingKind(str, Enum):
     INPUT_MISMATCH = "model inputs differ"
@@ -27,4 +29,4 @@ class Finding:
     index: int
     evidence: str
     advice: str
-    chain: Tuple[Tuple[str, float], ...] = field(default=())  # (tensor, cosine) from the earliest failing op on
+    chain: Tuple[Tuple[TensorId, float], ...] = field(default=())  # (tensor, cosine) from the earliest failing op on

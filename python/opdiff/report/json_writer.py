@@ -102,7 +102,7 @@ def report_json(report: Report, findings: Sequence[Finding] = (), verdict: Verdi
         "rows": [row_json(row, algorithms, id(row) in failing_ids) for row in report.rows],
         "findings": [
             {"kind": f.kind.value, "op": f.op, "tensor_index": f.tensor_index, "index": f.index, "evidence": f.evidence,
-             "advice": f.advice, "chain": [[tensor, json_number(cos)] for tensor, cos in f.chain]}
+             "advice": f.advice, "chain": [[str(tensor), json_number(cos)] for tensor, cos in f.chain]}
             for f in findings
         ],
         "notes": list(report.notes),

@@ -115,7 +115,8 @@ def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: boo
 
     >>> import numpy as np, tempfile, pathlib
     >>> from opdiff.engine.single_op import detail_of_arrays
-    >>> d = detail_of_arrays(np.array([1.0, 2.5]), np.array([1.0, 2.0]), tensor_index="a/b:output:0")
+    >>> from opdiff.report.rows import TensorId
+    >>> d = detail_of_arrays(np.array([1.0, 2.5]), np.array([1.0, 2.0]), tensor=TensorId("a/b", "output", 0))
     >>> [p.name for p in write_single_op_files(d, pathlib.Path(tempfile.mkdtemp()))][:2]
     ['a_b_output_0.npy', 'a_b_output_0_summary.txt']
     """

@@ -10,6 +10,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from opdiff.numerics.values import Metrics
+from opdiff.report.rows import TensorId
 
 BLOCK = 1 << 20  # elements per block: two float64 temporaries of 8 MB
 
@@ -40,7 +41,7 @@ class SingleOpDetail:
 
     npu_dump: str
     ground_truth: str
-    tensor_index: str
+    tensor: TensorId
     shape: Tuple[int, ...]  # the logical shape compared (my side laid out as the golden)
     axes: str  # "N C H W", "N C D H W" or "D0 D1 ..." for other ranks
     count: int
@@ -60,8 +61,12 @@ class SingleOpDetail:
     @property
     def prefix(self) -> str:
         """``{op with '/' -> '_'}_{input|output}_{i}``, the reference's file prefix."""
-        op, role, index = self.tensor_index.rsplit(":", 2)
-        return f"{op.replace('/', '_')}_{role}_{index}"
+        return f"{self.tensor.op_label.replace('/', '_')}_{self.tensor.role}_{self.tensor.index}"
+
+    @property
+    def tensor_index(self) -> str:
+        """The tensor as the reference's TensorIndex names it."""
+        return str(self.tensor)
 
     def coords(self, flat: int) -> Tuple[int, ...]:
         return coords_of(flat, self.shape)

@@ -9,6 +9,7 @@ from typing import Optional, Tuple
 
 from opdiff.numerics.frozen import build_frozen
 from opdiff.numerics.tensor_statistics import TensorStatistics
+from opdiff.report.rows import TensorId
 
 
 def _difference(a: float, b: float) -> float:
@@ -96,7 +97,7 @@ class StatisticsRow:
     op_type: str
     npu_dump: str
     ground_truth: str
-    tensor_index: str
+    tensor: TensorId
     my: Optional[TensorStatistics] = None
     golden: Optional[TensorStatistics] = None
     padding: int = 0
@@ -109,6 +110,11 @@ class StatisticsRow:
     @property
     def compared(self) -> bool:
         return self.differences is not None
+
+    @property
+    def tensor_index(self) -> str:
+        """The TensorIndex column's text."""
+        return str(self.tensor)
 
 
 __all__ = ["StatisticsDifferences", "StatisticsRow", "magnitude"]

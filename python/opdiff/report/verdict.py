@@ -211,7 +211,8 @@ class PrecisionVerdict(Verdict):
 
     >>> import numpy as np, opdiff
     >>> y = np.random.default_rng(0).standard_normal(4096)
-    >>> row = CompareRow(0, "Conv2D", "c", "c", "c:output:0", my_dtype="float16", golden_dtype="float32",
+    >>> from opdiff.report.rows import TensorId
+    >>> row = CompareRow(0, "Conv2D", "c", "c", TensorId("c", "output", 0), my_dtype="float16", golden_dtype="float32",
     ...                  metrics=opdiff.metrics(1.6 * y.astype(np.float16), y))
     >>> verdict = PrecisionVerdict(scale=1.0)
     >>> verdict.fails(row), verdict.row_of(row).name   # cosine 1, but 60% too large

@@ -17,7 +17,7 @@ import numpy as np
 from opdiff.numerics.core_adapter import metrics
 from opdiff.report.csv_writer import CsvColumns
 from opdiff.report.result import Report
-from opdiff.report.rows import CompareRow
+from opdiff.report.rows import CompareRow, TensorId
 from opdiff.report.scenario import Scenario
 
 OP_TYPES = ("Conv2D", "Relu", "Add", "MatMul", "BatchNorm", "Softmax")
@@ -32,7 +32,7 @@ def large_report(rows: int, *, elements: int = 256, seed: int = 0) -> Report:
     for i in range(rows):
         op = f"layer{i // 2}/{OP_TYPES[i % len(OP_TYPES)].lower()}_{i}"
         base = CompareRow(index=i // 2, op_type=OP_TYPES[i % len(OP_TYPES)], npu_dump=op, ground_truth=op,
-                          tensor_index=f"{op}:output:0", my_address=str(0x10000 + 512 * i))
+                          tensor=TensorId(op, "output", 0), my_address=str(0x10000 + 512 * i))
         if i % 50 == 49:
             report.rows.append(replace(base, shape=(1, elements), reasons=(f"[{op}] There is no the ground truth dump file.",)))
             continue
