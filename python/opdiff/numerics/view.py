@@ -18,26 +18,18 @@ from typing import Any, List, Protocol, Sequence, Tuple
 from rich.console import Group
 from rich.table import Table
 
+from opdiff.numerics.overflow import Extremes
 from opdiff.numerics.schema import METRICS, STANDARD_DEVIATION
 
 
-class SideLike(Protocol):
-    """What the view reads of one side's statistics (values.SideStats)."""
+class SideLike(Extremes, Protocol):
+    """What the view reads of one side's statistics (values.SideStats): the overflow rule's extremes
+    and counts, and the mean and std."""
 
-    @property
-    def min(self) -> float: ...
-    @property
-    def max(self) -> float: ...
     @property
     def mean(self) -> float: ...
     @property
     def std(self) -> float: ...
-    @property
-    def nan(self) -> int: ...
-    @property
-    def pos_inf(self) -> int: ...
-    @property
-    def neg_inf(self) -> int: ...
 
 
 class MetricsLike(Protocol):
