@@ -137,6 +137,9 @@ def main() -> int:
             folder = root / key
             console.print(f"[bold]{label}[/]: generating in {folder}")
             data = make(folder)
+            # The data set was just written: let the kernel write it back first, so that neither tool
+            # is timed while the disk absorbs a gigabyte of dirty pages (the page cache stays warm).
+            os.sync()
             outcomes.append(run_case(data, None if key == "d" else tool, folder / "out", args.repeats, console))
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)  # /tmp is shared: one data set at a time
