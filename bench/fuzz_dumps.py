@@ -5,7 +5,7 @@ exception, a crash, a hang) is a finding. Runs for --seconds (default 150) and p
 
     python bench/fuzz_dumps.py --seconds 150 --seed 1
 
-tests/test_dump_fuzz.py reuses the seeds, mutators and `exercise` from here with hypothesis.
+tests/reliability/test_dump_fuzz.py reuses the seeds, mutators and `exercise` from here with hypothesis.
 """
 
 from __future__ import annotations

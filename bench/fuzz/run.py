@@ -9,7 +9,7 @@ The seed corpus is written by the project's writers into --corpus (default: a te
 libFuzzer adds the inputs it finds interesting there. A finding (an exception other than the
 reader's own error, a crash, a hang over --timeout, RSS over --rss-limit-mb) stops the run with
 exit status 1 and leaves the input as `crash-*`, `timeout-*` or `oom-*` in --artifacts; each one
-belongs in tests/data/fuzz/TARGET/ as a regression input (tests/test_fuzz_targets.py replays them).
+belongs in tests/data/fuzz/TARGET/ as a regression input (tests/reliability/test_fuzz_targets.py replays them).
 
 Coverage feedback comes from atheris' instrumentation of the Python code loaded (opdiff's readers
 and graph decoding among it). The C++ core is not instrumented for coverage (that needs clang's

@@ -6,7 +6,7 @@ reader's own error type (DumpFormatError, GraphFormatError); anything else it ra
 crash, hang or memory blow-up of the process, is a finding. Some checks add an oracle beyond "no
 crash" (a differential against numpy or protobuf, a round trip of the stored bytes).
 
-Used by bench/fuzz/run.py (atheris) and by tests/test_fuzz_targets.py (seeds and regressions).
+Used by bench/fuzz/run.py (atheris) and by tests/reliability/test_fuzz_targets.py (seeds and regressions).
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ def notes_from_bits(bits: int) -> Tuple[Note, ...]:
 
 
 # The schema's fields read in one call each (thousands of pairs a run); SideStats takes them
-# positionally, in the schema's order (tests/test_metric_schema.py checks the dataclasses agree).
+# positionally, in the schema's order (tests/report/test_metric_schema.py checks the dataclasses agree).
 _side_values = attrgetter(*SIDE_FIELDS)
 _metric_values = attrgetter(*VALUE_FIELDS)
 
