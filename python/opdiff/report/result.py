@@ -59,10 +59,10 @@ class Report:
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
-    # each verdict's judgement of every row, computed once: the console alone asks for the failing
-    # rows, the worst and the first failure (id of the verdict -> (verdict, rows list, judgements))
-    _judged: Dict[int, Tuple[Verdict, List[CompareRow], List[bool]]] = field(
-        default_factory=dict, init=False, repr=False, compare=False)
+    # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
+    # asks for the failing rows, the worst and the first failure, each under the same verdict
+    _judged: Optional[Tuple[Verdict, List[CompareRow], List[bool]]] = field(
+        default=None, init=False, repr=False, compare=False)
 
     @property
     def compared(self) -> List[CompareRow]:
@@ -78,10 +78,10 @@ class Report:
 
     def _fails(self, judge: Verdict) -> List[bool]:
         """``judge.fails`` of every row, in row order; recomputed when rows were added or replaced."""
-        cached = self._judged.get(id(judge))
-        if cached is None or cached[0] is not judge or cached[1] is not self.rows or len(cached[2]) != len(self.rows):
-            cached = (judge, self.rows, [judge.fails(row) for row in self.rows])
-            self._judged[id(judge)] = cached
+        # Verdicts are frozen dataclasses: the default one, rebuilt on each call, compares equal.
+        cached = self._judged
+        if cached is None or cached[0] != judge or cached[1] is not self.rows or len(cached[2]) != len(self.rows):
+            cached = self._judged = (judge, self.rows, [judge.fails(row) for row in self.rows])
         return cached[2]
 
     def failing(self, verdict: VerdictLike = None) -> List[CompareRow]:
