@@ -3,6 +3,8 @@ verbatim, grammar included: scripts match them in the result CSV's last column."
 
 from __future__ import annotations
 
+from typing import Sequence
+
 
 def no_dump_for_my_op(op: str, op_type: str) -> str:
     """A fused op of the rule with no dump file on my side."""
@@ -33,3 +35,14 @@ def invalid_input_reference(ref: str) -> str:
 def all_zero_in(path: str) -> str:
     """The cosine is undefined: one side's tensor, named by its file, is all zero."""
     return f"Cannot compare by Cosine Similarity. All the data is zero in {path}."
+
+
+def unsupported_data_type(label: str, data_type: str) -> str:
+    """One side's tensor has a data type the comparison cannot decode."""
+    return f"[{label}] The data type {data_type} is not supported."
+
+
+def shapes_differ(label: str, my_shape: Sequence[int], golden_shape: Sequence[int]) -> str:
+    """The two tensors hold different element counts."""
+    return (f"[{label}] Due to the different shapes on the left and right, the left dump data"
+            f"({list(my_shape)}) can not be compared to the right dump data({list(golden_shape)}).")

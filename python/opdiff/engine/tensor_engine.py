@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import opdiff._core as _core
-from opdiff.conventions.reference_messages import all_zero_in
+from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, unsupported_data_type
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.ffts import SliceInfo, merged_output
 from opdiff.dumps.formats import data_type_name, format_number
@@ -306,10 +306,9 @@ class Engine:
                 reason = f"[{plan.label}] {outcome.message}"
             elif status in (_core.PairStatus.my_type_unsupported, _core.PairStatus.golden_type_unsupported):
                 name = mine.data_type_name if status is _core.PairStatus.my_type_unsupported else data_type_name(outcome.golden_data_type)
-                reason = f"[{plan.label}] The data type {name} is not supported."
+                reason = unsupported_data_type(plan.label, name)
             elif status is _core.PairStatus.counts_differ:
-                reason = (f"[{plan.label}] Due to the different shapes on the left and right, the left dump data"
-                          f"({list(outcome.my_shape)}) can not be compared to the right dump data({list(outcome.golden_shape)}).")
+                reason = shapes_differ(plan.label, outcome.my_shape, outcome.golden_shape)
             else:
                 reason = outcome.message
             return self._row(plan, identity, reasons=(reason,), **self._lone_fields(mine))
