@@ -25,9 +25,8 @@ from typing import List
 
 from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
-from opdiff.dumps.conversion import FAILED_LIST, ConvertOptions, convert, prepare_output, write_failed_list
-
-SKIPPED_NAMES = ("mapping.csv", FAILED_LIST)
+from opdiff.dumps.conversion import ConvertOptions, convert, prepare_output, write_failed_list
+from opdiff.dumps.discovery import CONVERT_FAILED_LIST, NOT_DUMPS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,7 +50,7 @@ def input_files(spec: str) -> List[Path]:
     files: List[Path] = []
     for path in paths:
         if path.is_dir():
-            files += sorted(p for p in path.iterdir() if p.is_file() and p.name not in SKIPPED_NAMES and not p.name.startswith("."))
+            files += sorted(p for p in path.iterdir() if p.is_file() and p.name not in NOT_DUMPS and not p.name.startswith("."))
         else:
             files.append(path)
     return files
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_failed_list(options.out_dir, failed)
         except OSError as error:
-            print_error(f"cannot write {FAILED_LIST}: {error.strerror or error}", console)
+            print_error(f"cannot write {CONVERT_FAILED_LIST}: {error.strerror or error}", console)
     megabytes = sum(r.bytes_read for r in results) / 1e6
     table = Table(title="opdiff convert", show_header=False)
     table.add_row("files converted", f"{len(results) - len(failed)} of {len(results)} in full")

@@ -23,11 +23,11 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 import opdiff._core as _core
+from opdiff.dumps.discovery import CONVERT_FAILED_LIST
 from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
 from opdiff.dumps.reader import DumpFormatError, DumpTensor, numpy_dtype, read_dump
 from opdiff.fileio.atomic import replacing, write_text
 
-FAILED_LIST = "convert_failed_file_list.txt"
 MAX_NAME = 255
 WIDENED = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
@@ -157,7 +157,7 @@ def prepare_output(out_dir: Path) -> None:
 
 def write_failed_list(out_dir: Path, failed: Sequence[FileResult]) -> None:
     """convert_failed_file_list.txt, written whole or not at all."""
-    write_text(out_dir / FAILED_LIST, "".join(f"{r.path}\n" for r in failed))
+    write_text(out_dir / CONVERT_FAILED_LIST, "".join(f"{r.path}\n" for r in failed))
 
 
 def convert(files: Sequence[Path], options: ConvertOptions, threads: int = 0) -> List[FileResult]:

@@ -38,7 +38,10 @@ _LXSLICE_TAIL = re.compile(r"_lxslice[0-9]+$")
 _SGT_GRAPH = re.compile(r"^.*sgt_graph_[0-9]+_")
 
 TASK_TYPES = {0: "AICORE", 1: "AICPU", 2: "DEBUG", 3: "HCCL", 4: "FFTSPLUS"}
-NOT_DUMPS = ("mapping.csv", "convert_failed_file_list.txt")
+# Files opdiff itself writes into a dump folder (the name mapping, opdiff convert's list of files it
+# could not read): never dumps, so discovery and convert pass over them.
+CONVERT_FAILED_LIST = "convert_failed_file_list.txt"
+NOT_DUMPS = ("mapping.csv", CONVERT_FAILED_LIST)
 STATISTICS_SUFFIX = ".csv"  # a statistics dump is named "{dump file name}.csv" (real-files.md §2.1)
 
 
