@@ -34,7 +34,17 @@ def fresh_stub() -> str:
             [sys.executable, "-m", "pybind11_stubgen", "opdiff._core", "--exit-code", "-o", out],
             check=True,
         )
-        return with_array_buffers(with_enum_members((Path(out) / "opdiff" / "_core.pyi").read_text()))
+        return with_sorted_imports(with_array_buffers(with_enum_members((Path(out) / "opdiff" / "_core.pyi").read_text())))
+
+
+def with_sorted_imports(text: str) -> str:
+    """The stub with its imports in the project's order (ruff's fixes), so that --check compares
+    with what is committed."""
+    fixed = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--fix-only", "--quiet", "--stdin-filename", str(STUB), "-"],
+        input=text, capture_output=True, text=True, check=True, cwd=ROOT,
+    )
+    return fixed.stdout
 
 
 def with_enum_members(text: str) -> str:

@@ -27,7 +27,8 @@ import opdiff
 import opdiff._core as _core
 from opdiff.dumps import DumpFormatError, Tensor, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
-from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, NUMPY_DTYPES, format_number
+from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, format_number
+from opdiff.dumps.numpy_types import NUMPY_DTYPES
 from opdiff.graph import GraphFormatError
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.graph.read import read_graph_file

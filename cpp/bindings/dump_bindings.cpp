@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/typing.h>
 
 #include <cstring>
 #include <optional>
@@ -337,6 +338,16 @@ void register_dumps(py::module_& m) {
         "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");
   m.def("ascend_dtype_name", [](int64_t n) { return optional_name(ascend_dtype_name(n)); });
   m.def("ascend_format_name", [](int64_t n) { return optional_name(ascend_format_name(n)); });
+  m.def("ascend_dtype_table", [] {
+    py::typing::Dict<py::int_, py::str> names;
+    for (const auto& [number, name] : ascend_dtype_table()) names[py::int_(number)] = py::str(std::string(name));
+    return names;
+  }, "Every DT_* number and its name (dump_data.proto's OutputDataType).");
+  m.def("ascend_format_table", [] {
+    py::typing::Dict<py::int_, py::str> names;
+    for (const auto& [number, name] : ascend_format_table()) names[py::int_(number)] = py::str(std::string(name));
+    return names;
+  }, "Every FORMAT_* number and its name without the prefix (dump_data.proto's OutputFormat).");
   m.def("ascend_format_number", [](const std::string& name) { return ascend_format_from_name(name); });
   m.def("dtype_from_ascend", [](int64_t n) {
     auto dtype = dtype_from_ascend(n);

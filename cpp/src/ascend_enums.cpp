@@ -116,6 +116,18 @@ std::optional<int64_t> ascend_format_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<std::pair<int64_t, std::string_view>> ascend_dtype_table() {
+  std::vector<std::pair<int64_t, std::string_view>> table;
+  for (const auto& entry : kDTypes) table.emplace_back(entry.number, entry.name);
+  return table;
+}
+
+std::vector<std::pair<int64_t, std::string_view>> ascend_format_table() {
+  std::vector<std::pair<int64_t, std::string_view>> table;
+  for (const auto& entry : kFormats) table.emplace_back(entry.number, entry.name);
+  return table;
+}
+
 std::optional<int64_t> ascend_dtype_from_nano(int64_t nano_number) {
   for (const auto& [nano, ascend] : kNanoDTypes)
     if (nano == nano_number) return ascend;

@@ -11,7 +11,7 @@ import numpy
 import numpy.typing
 import typing_extensions
 
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'MetricsResult', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_format_name', 'ascend_format_number', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'MetricsResult', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -421,10 +421,18 @@ class StatisticsLine:
         """
 def ascend_dtype_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
+def ascend_dtype_table() -> dict[int, str]:
+    """
+    Every DT_* number and its name (dump_data.proto's OutputDataType).
+    """
 def ascend_format_name(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
 def ascend_format_number(arg0: str) -> int | None:
     ...
+def ascend_format_table() -> dict[int, str]:
+    """
+    Every FORMAT_* number and its name without the prefix (dump_data.proto's OutputFormat).
+    """
 def ascend_from_dtype(arg0: str) -> int:
     ...
 def compare_views(x: TensorView, y: TensorView, rtol: typing.SupportsFloat | typing.SupportsIndex = 0.001, atol: typing.SupportsFloat | typing.SupportsIndex = 1e-05, kl: bool = True, scalar_shape: bool = False, threads: typing.SupportsInt | typing.SupportsIndex = 0, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> MetricsResult:

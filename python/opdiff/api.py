@@ -12,7 +12,8 @@ from __future__ import annotations
 from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
 from opdiff.engine.comparison import compare
 from opdiff.graph import read_graph
-from opdiff.numerics.core_adapter import metrics, simd_info
+from opdiff.numerics.core_adapter import metrics
+from opdiff.numerics.core_results import simd_info
 from opdiff.numerics.dtypes import CORE_DTYPES, RawTensor
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.numerics.values import Metrics, Note, SideStats

@@ -103,6 +103,9 @@ def test_garbage_protobuf_is_a_parse_error(garbage):
 
 
 def test_enum_tables_match_the_proto():
+    # The whole tables, both ways: opdiff.dumps.formats names dtypes and formats from the core's.
+    assert _core.ascend_dtype_table() == {value.number: value.name for value in pb.OutputDataType.DESCRIPTOR.values}
+    assert _core.ascend_format_table() == {value.number: value.name.removeprefix("FORMAT_") for value in pb.OutputFormat.DESCRIPTOR.values}
     for value in pb.OutputDataType.DESCRIPTOR.values:
         assert _core.ascend_dtype_name(value.number) == value.name
     for value in pb.OutputFormat.DESCRIPTOR.values:

@@ -169,7 +169,7 @@ def test_threads_work_in_a_forked_child() -> None:
 def test_metrics_from_core_reads_every_field_of_the_typed_result():
     import dataclasses
 
-    from opdiff.numerics.core_adapter import metrics_from_core
+    from opdiff.numerics.core_results import metrics_from_core
     from opdiff.numerics.values import Metrics, Note, SideStats
 
     x, y = np.array([0.0, 0.0, 3.0], np.float32), np.array([0.0, 0.0, 0.0], np.float32)

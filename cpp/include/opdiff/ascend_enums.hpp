@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "opdiff/dtype.hpp"
 
@@ -40,6 +42,11 @@ int64_t ascend_from_dtype(DType dtype);
 // "NC1HWC0" for 3 (without the FORMAT_ prefix); nullopt for numbers outside the enum.
 std::optional<std::string_view> ascend_format_name(int64_t number);
 std::optional<int64_t> ascend_format_from_name(std::string_view name);
+
+// Every (number, name) of the two enums, in number order: the Python side's name tables, so that
+// naming a dtype or format never needs protobuf.
+std::vector<std::pair<int64_t, std::string_view>> ascend_dtype_table();
+std::vector<std::pair<int64_t, std::string_view>> ascend_format_table();
 
 // Nano dumps number data types differently; this maps them to DT_* numbers (nullopt: unknown).
 std::optional<int64_t> ascend_dtype_from_nano(int64_t nano_number);

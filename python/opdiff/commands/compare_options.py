@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from opdiff.numerics.core_adapter import resolve_algorithms as _resolve_algorithms
+from opdiff.numerics.core_results import resolve_algorithms as _resolve_algorithms
 from opdiff.report.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
 
 

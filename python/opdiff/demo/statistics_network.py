@@ -25,7 +25,7 @@ import numpy as np
 from opdiff.demo.fusion import NpuOp, fusion_rule
 from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.discovery import escape_op_name
-from opdiff.dumps.formats import NUMPY_DTYPES
+from opdiff.dumps.numpy_types import NUMPY_DTYPES
 from opdiff.dumps.statistics_writer import write_statistics
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json

@@ -7,12 +7,12 @@
 >>> t = opdiff.read_dump(path).outputs[0]
 >>> t.shape, t.to_numpy().shape
 ((3, 2, 16, 16), (20, 40))
+
+The names are imported from their modules on first use (PEP 562): reading dumps for a comparison
+then loads neither the writer nor numpy. Type checkers read them from ``__init__.pyi``.
 """
 
-from opdiff.dumps.compare import tensor_metrics, tensor_stats
-from opdiff.dumps.formats import LAYOUTS, data_type_name, format_name, format_number
-from opdiff.dumps.reader import DumpFile, DumpFormatError, DumpTensor, Role, read_dump
-from opdiff.dumps.writer import DumpForm, RawBlock, Tensor, save_npy, write_dump
+from opdiff._lazy_exports import lazy_exports
 
 __all__ = [
     "LAYOUTS",
@@ -32,3 +32,24 @@ __all__ = [
     "tensor_stats",
     "write_dump",
 ]
+
+_EXPORTS = {
+    "tensor_metrics": "opdiff.dumps.compare",
+    "tensor_stats": "opdiff.dumps.compare",
+    "LAYOUTS": "opdiff.dumps.formats",
+    "data_type_name": "opdiff.dumps.formats",
+    "format_name": "opdiff.dumps.formats",
+    "format_number": "opdiff.dumps.formats",
+    "DumpFile": "opdiff.dumps.reader",
+    "DumpFormatError": "opdiff.dumps.reader",
+    "DumpTensor": "opdiff.dumps.reader",
+    "Role": "opdiff.dumps.reader",
+    "read_dump": "opdiff.dumps.reader",
+    "DumpForm": "opdiff.dumps.writer",
+    "RawBlock": "opdiff.dumps.writer",
+    "Tensor": "opdiff.dumps.writer",
+    "save_npy": "opdiff.dumps.writer",
+    "write_dump": "opdiff.dumps.writer",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -6,7 +6,7 @@ from typing import Optional, Union
 
 import opdiff._core as _core
 from opdiff.dumps.reader import DumpTensor
-from opdiff.numerics.core_adapter import is_scalar_shape, metrics_from_core, side_from_core
+from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core, side_from_core
 from opdiff.numerics.values import Metrics, SideStats
 
 ViewLike = Union[DumpTensor, "_core.TensorView"]

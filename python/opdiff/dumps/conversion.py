@@ -24,8 +24,9 @@ import numpy as np
 
 import opdiff._core as _core
 from opdiff.dumps.discovery import CONVERT_FAILED_LIST
+from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
-from opdiff.dumps.reader import DumpFormatError, DumpTensor, numpy_dtype, read_dump
+from opdiff.dumps.reader import DumpFormatError, DumpTensor, read_dump
 from opdiff.fileio.atomic import replacing, write_text
 
 MAX_NAME = 255

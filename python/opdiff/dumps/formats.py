@@ -1,7 +1,8 @@
 """Ascend data-type and format numbers, their names, and the dtype facts the writer needs.
 
-The numbers and names come from dump_data.proto (its OutputDataType and OutputFormat enums); the
-C++ core holds the same tables for reading, and a test keeps the two in step.
+The numbers and names are dump_data.proto's (its OutputDataType and OutputFormat enums), read from
+the C++ core's tables, which a test keeps equal to the proto's; so naming a dtype or a format needs
+no protobuf.
 
 >>> from opdiff.dumps.formats import format_number, format_name
 >>> format_number("NC1HWC0"), format_name(29)
@@ -12,10 +13,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple, Union
 
-import ml_dtypes
-import numpy as np
-
-from opdiff.dumps import dump_data_pb2 as pb
+import opdiff._core as _core
 
 FORMAT_PREFIX = "FORMAT_"
 
@@ -25,70 +23,40 @@ LAYOUTS = (
     "NC1HWC0", "NC1HWC0_C04", "NDC1HWC0", "C1HWNCoC0", "FRACTAL_Z", "FRACTAL_Z_3D", "FRACTAL_NZ",
 )  # fmt: skip
 
-#: Core dtype name -> numpy dtype of a logical array (hifloat8 decodes to float32, int4 to int8).
-NUMPY_DTYPES: Dict[str, np.dtype] = {
-    "float64": np.dtype(np.float64),
-    "float32": np.dtype(np.float32),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
-    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
-    "hifloat8": np.dtype(np.float32),
-    "int4": np.dtype(np.int8),
-    "int8": np.dtype(np.int8),
-    "uint8": np.dtype(np.uint8),
-    "int16": np.dtype(np.int16),
-    "uint16": np.dtype(np.uint16),
-    "int32": np.dtype(np.int32),
-    "uint32": np.dtype(np.uint32),
-    "int64": np.dtype(np.int64),
-    "uint64": np.dtype(np.uint64),
-    "bool": np.dtype(np.bool_),
-    "complex64": np.dtype(np.complex64),
-    "complex128": np.dtype(np.complex128),
-}
+_DATA_TYPE_NAMES: Dict[int, str] = _core.ascend_dtype_table()  # 2 -> "DT_FLOAT16"
+_FORMAT_NAMES: Dict[int, str] = _core.ascend_format_table()  # 3 -> "NC1HWC0"
+#: DT_* name -> number.
+DATA_TYPE_NUMBERS: Dict[str, int] = {name: number for number, name in _DATA_TYPE_NAMES.items()}
+# Upper-case format name without the prefix -> number.
+_FORMAT_NUMBERS: Dict[str, int] = {name.upper(): number for number, name in _FORMAT_NAMES.items()}
 
 #: Core dtype name -> the DT_* number the writer stores.
 DATA_TYPE_OF: Dict[str, int] = {
-    "float64": pb.DT_DOUBLE,
-    "float32": pb.DT_FLOAT,
-    "float16": pb.DT_FLOAT16,
-    "bfloat16": pb.DT_BF16,
-    "float8_e4m3fn": pb.DT_FLOAT8_E4M3FN,
-    "float8_e5m2": pb.DT_FLOAT8_E5M2,
-    "hifloat8": pb.DT_HIFLOAT8,
-    "int4": pb.DT_INT4,
-    "int8": pb.DT_INT8,
-    "uint8": pb.DT_UINT8,
-    "int16": pb.DT_INT16,
-    "uint16": pb.DT_UINT16,
-    "int32": pb.DT_INT32,
-    "uint32": pb.DT_UINT32,
-    "int64": pb.DT_INT64,
-    "uint64": pb.DT_UINT64,
-    "bool": pb.DT_BOOL,
-    "complex64": pb.DT_COMPLEX64,
-    "complex128": pb.DT_COMPLEX128,
-}
+    core: DATA_TYPE_NUMBERS[dt]
+    for core, dt in (
+        ("float64", "DT_DOUBLE"), ("float32", "DT_FLOAT"), ("float16", "DT_FLOAT16"), ("bfloat16", "DT_BF16"),
+        ("float8_e4m3fn", "DT_FLOAT8_E4M3FN"), ("float8_e5m2", "DT_FLOAT8_E5M2"), ("hifloat8", "DT_HIFLOAT8"),
+        ("int4", "DT_INT4"), ("int8", "DT_INT8"), ("uint8", "DT_UINT8"), ("int16", "DT_INT16"),
+        ("uint16", "DT_UINT16"), ("int32", "DT_INT32"), ("uint32", "DT_UINT32"), ("int64", "DT_INT64"),
+        ("uint64", "DT_UINT64"), ("bool", "DT_BOOL"), ("complex64", "DT_COMPLEX64"), ("complex128", "DT_COMPLEX128"),
+    )
+}  # fmt: skip
 
 #: DT_* number -> nano dump numbering (msaccucmp-behaviour.md §1.6).
 NANO_DATA_TYPE_OF: Dict[int, int] = {
-    pb.DT_FLOAT: 0, pb.DT_FLOAT16: 1, pb.DT_INT8: 2, pb.DT_INT32: 3, pb.DT_UINT8: 4, pb.DT_INT16: 6,
-    pb.DT_UINT16: 7, pb.DT_UINT32: 8, pb.DT_INT64: 9, pb.DT_UINT64: 10, pb.DT_DOUBLE: 11, pb.DT_BOOL: 12,
-    pb.DT_COMPLEX64: 16, pb.DT_COMPLEX128: 17, pb.DT_BF16: 27, pb.DT_INT4: 29,
+    DATA_TYPE_NUMBERS[dt]: nano
+    for dt, nano in (
+        ("DT_FLOAT", 0), ("DT_FLOAT16", 1), ("DT_INT8", 2), ("DT_INT32", 3), ("DT_UINT8", 4), ("DT_INT16", 6),
+        ("DT_UINT16", 7), ("DT_UINT32", 8), ("DT_INT64", 9), ("DT_UINT64", 10), ("DT_DOUBLE", 11), ("DT_BOOL", 12),
+        ("DT_COMPLEX64", 16), ("DT_COMPLEX128", 17), ("DT_BF16", 27), ("DT_INT4", 29),
+    )
 }  # fmt: skip
 
 
 def format_name(number: int) -> str:
     """``"NC1HWC0"`` for 3; ``"FORMAT_<n>"`` for numbers outside the enum."""
-    try:
-        return pb.OutputFormat.Name(number)[len(FORMAT_PREFIX) :]
-    except ValueError:
-        return f"FORMAT_{number}"
-
-
-# Upper-case name without the prefix -> number (the enum's own lookups allocate on every call).
-_FORMAT_NUMBERS: Dict[str, int] = {name[len(FORMAT_PREFIX) :].upper(): number for name, number in pb.OutputFormat.items()}
+    name = _FORMAT_NAMES.get(number)
+    return f"FORMAT_{number}" if name is None else name
 
 
 def format_number(format: Union[str, int]) -> int:
@@ -103,43 +71,22 @@ def format_number(format: Union[str, int]) -> int:
 
 def data_type_name(number: int) -> str:
     """``"DT_FLOAT16"`` for 2; ``"DT_<n>"`` for numbers outside the enum."""
-    try:
-        return pb.OutputDataType.Name(number)
-    except ValueError:
-        return f"DT_{number}"
+    name = _DATA_TYPE_NAMES.get(number)
+    return f"DT_{number}" if name is None else name
 
 
-def core_dtype_of(dtype: Union[str, np.dtype, type]) -> str:
-    """The core dtype name for a numpy dtype, a core name or a DT_* name.
-
-    >>> core_dtype_of("DT_BF16"), core_dtype_of(np.float16), core_dtype_of("int4")
-    ('bfloat16', 'float16', 'int4')
-    """
-    if isinstance(dtype, str):
-        if dtype in DATA_TYPE_OF:
-            return dtype
-        if dtype.upper().startswith("DT_"):
-            number = pb.OutputDataType.Value(dtype.upper())
-            for name, value in DATA_TYPE_OF.items():
-                if value == number:
-                    return name
-            raise ValueError(f"data type {dtype} cannot be written")
-    numpy_dtype = np.dtype(dtype)
-    for name, candidate in NUMPY_DTYPES.items():
-        if candidate == numpy_dtype and name not in ("hifloat8", "int4"):
-            return name
-    if numpy_dtype == np.dtype(ml_dtypes.int4):
-        return "int4"
-    raise ValueError(f"unsupported dtype {numpy_dtype}")
+#: The core dtypes one byte wide.
+BYTE_WIDE_DTYPES = frozenset(("float8_e4m3fn", "float8_e5m2", "hifloat8", "int8", "uint8", "bool"))
 
 
 def default_c0(dtype: str) -> int:
     """C0 (elements per 32-byte fractal row) the Ascend convention uses for `dtype`:
-    16 for 16- and 32-bit types, 32 for 8-bit types, 64 for int4."""
+    16 for 16- and 32-bit types (and wider), 32 for 8-bit types, 64 for int4."""
+    if dtype not in DATA_TYPE_OF:
+        raise KeyError(dtype)
     if dtype == "int4":
         return 64
-    bits = NUMPY_DTYPES[dtype].itemsize * 8 if dtype != "hifloat8" else 8
-    return 32 if bits == 8 else 16
+    return 32 if dtype in BYTE_WIDE_DTYPES else 16
 
 
 def parse_shape(text: Optional[str]) -> Optional[Tuple[int, ...]]:

@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
-
-import numpy as np
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 import opdiff._core as _core
 from opdiff.dumps.discovery import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
-from opdiff.dumps.formats import NUMPY_DTYPES, data_type_name, format_name, format_number
+from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.numerics.frozen import build_frozen
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DumpFormatError = _core.DumpFormatError
 PathLike = Union[str, "os.PathLike[str]"]
@@ -28,11 +29,6 @@ class Role(str, Enum):
 
 
 _CORE_ROLES = {_core.TensorRole[role.value]: role for role in Role}
-
-
-def numpy_dtype(core_dtype: str) -> np.dtype:
-    """numpy dtype of a logical array of a core dtype (bf16/fp8 as ml_dtypes types)."""
-    return NUMPY_DTYPES[core_dtype]
 
 
 @dataclass(frozen=True)
@@ -88,6 +84,11 @@ class DumpTensor:
         stored shape. bfloat16/float8 come back as ml_dtypes arrays, HiFloat8 as float32, packed
         int4 as int8.
         """
+        # numpy is loaded here, on first use: comparing dumps reads them through the core without it.
+        import numpy as np
+
+        from opdiff.dumps.numpy_types import numpy_dtype
+
         view = self.view(format, shape, as_stored=not logical)
         out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
         view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))

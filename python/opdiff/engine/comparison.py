@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from opdiff.dumps.discovery import FileKind
-from opdiff.engine.progress_bar import ProgressBar
-from opdiff.engine.statistics_comparison import compare_statistics
 from opdiff.engine.tensor_engine import Engine, EngineOptions
 from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
 from opdiff.numerics.schema import ALGORITHMS
@@ -57,7 +55,10 @@ def compare(
         ids=ids, step=step, all_occurrences=all_occurrences,
     )
     if FileKind.STATISTICS in (my_index.kind, golden_index.kind):
-        # Statistics dumps are compared statistic by statistic, with their own rows and report.
+        # Statistics dumps are compared statistic by statistic, with their own rows and report
+        # (imported here: a tensor comparison never loads the statistics engine).
+        from opdiff.engine.statistics_comparison import compare_statistics
+
         notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
         return compare_statistics(scenario, plans, my_index.folder, golden_index.folder,
                                   notes + unused_dump_notes(my_index, plans, all_occurrences), csv=csv, threads=threads)
@@ -73,7 +74,11 @@ def compare(
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
-    bar = ProgressBar(len(plans)) if progress else None
+    bar = None
+    if progress:
+        from opdiff.engine.progress_bar import ProgressBar  # rich's progress module, for terminals only
+
+        bar = ProgressBar(len(plans))
     writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
     failed = True
     try:

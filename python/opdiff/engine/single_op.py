@@ -20,7 +20,7 @@ import numpy as np
 import opdiff._core as _core
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
 from opdiff.dumps.discovery import escape_op_name
-from opdiff.dumps.reader import numpy_dtype
+from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.engine.tensor_engine import layout_views
 from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike

@@ -13,11 +13,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import opdiff._core as _core
 from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, unsupported_data_type
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
-from opdiff.dumps.ffts import SliceInfo, merged_output
 from opdiff.dumps.formats import data_type_name, format_number
 from opdiff.dumps.reader import dump_of
 from opdiff.match.op_matching import GoldenTarget, OpPlan
-from opdiff.numerics.core_adapter import compute_metrics, is_scalar_shape, metrics_from_core
+from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
 from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
@@ -253,6 +252,10 @@ class Engine:
 
     def _sliced_rows(self, plan: OpPlan) -> List[CompareRow]:
         """An FFTS+ op: its outputs joined from every slice, compared as arrays (inputs are not joined)."""
+        # Joined slices are numpy arrays: numpy is loaded for these ops only, not for every run.
+        from opdiff.dumps.ffts import SliceInfo, merged_output
+        from opdiff.numerics.core_adapter import compute_metrics
+
         try:
             slices = [read_dump(path) for path in plan.my_slices]
             info = SliceInfo.from_dump(slices[0])

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
 
-from opdiff.graph.proto import ge_ir_pb2 as ge
+if TYPE_CHECKING:
+    from opdiff.graph.proto import ge_ir_pb2 as ge
 
 ATC_CMDLINE = "atc_cmdline"
 SOC_VERSION = "soc_version"
@@ -74,6 +75,7 @@ def soc_of_cmdline(cmdline: str) -> Optional[str]:
 def string_attrs_of_model_def(model_def: ge.ModelDef) -> Mapping[str, str]:
     """The wanted string attributes of a ModelDef (bytes decoded as UTF-8, bad bytes replaced).
 
+    >>> from opdiff.graph.proto import ge_ir_pb2 as ge
     >>> model = ge.ModelDef()
     >>> model.attr["atc_cmdline"].s = b"atc --soc_version=Ascend310"
     >>> model.attr["stream_num"].i = 2

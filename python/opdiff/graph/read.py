@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from opdiff.graph.atc_json import fusion_map_from_json, load_atc_json, read_atc_json
 from opdiff.graph.errors import GraphFormatError
@@ -18,7 +18,9 @@ from opdiff.graph.gc_pause import gc_paused
 from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_json
 from opdiff.graph.om2_package import load_om2_json, read_om2
 from opdiff.graph.om_header import ZIP_MAGIC
-from opdiff.graph.om_reader import OmModel, read_om, read_om_fusion_map
+
+if TYPE_CHECKING:
+    from opdiff.graph.om_reader import OmModel
 
 PathLike = Union[str, "os.PathLike[str]"]
 _OM_MAGIC = b"IMOD"
@@ -77,6 +79,9 @@ def read_graph(path: PathLike) -> FusionMap:
     kind = detect_graph_kind(source)
     with gc_paused():
         if kind is GraphKind.OM:
+            # The .om readers, and protobuf with them, load for an .om only: atc JSON starts without.
+            from opdiff.graph.om_reader import read_om_fusion_map
+
             return read_om_fusion_map(source)
         if kind is GraphKind.OM2:
             return read_om2(source)
@@ -108,6 +113,8 @@ def read_graph_file(path: PathLike) -> GraphFile:
     kind = detect_graph_kind(source)
     with gc_paused():
         if kind is GraphKind.OM:
+            from opdiff.graph.om_reader import read_om
+
             om = read_om(source)
             return GraphFile(kind, om.fusion_map, om.facts, om)
         doc, name = load_om2_json(source) if kind is GraphKind.OM2 else (load_atc_json(source), source)

@@ -1,5 +1,6 @@
 """Numbers of a comparison: the metric schema (schema), the result types (values: Metrics, SideStats,
-Note), the core adapter that computes them (core_adapter: opdiff.metrics, simd_info), how a Metrics
+Note), the core adapter that computes them on arrays (core_adapter: opdiff.metrics), the core's
+results turned into them (core_results, free of numpy, with simd_info), how a Metrics
 looks (view) and which element types the core decodes (dtypes), the overflow rule (overflow) and the statistics
 of one tensor as a statistics dump records them (tensor_statistics).
 

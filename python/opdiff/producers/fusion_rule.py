@@ -15,7 +15,8 @@ from typing import Dict, Mapping, Optional
 import numpy as np
 
 from opdiff.dumps.discovery import escape_op_name
-from opdiff.dumps.formats import DATA_TYPE_OF, core_dtype_of, data_type_name
+from opdiff.dumps.formats import DATA_TYPE_OF, data_type_name
+from opdiff.dumps.numpy_types import core_dtype_of
 from opdiff.graph import FusionMap, OutputDesc
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op

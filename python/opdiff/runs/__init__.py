@@ -1,11 +1,27 @@
 """Many runs at once: every (device, model, step) of a dump tree compared, on this machine or on a
 Dask distributed cluster, and a summary across runs (docs/many-runs.md has an example).
+
+The names are imported from their modules on first use (PEP 562): a single comparison, which only
+asks opdiff.runs.tree whether a side holds many runs, loads none of the rest. Type checkers read
+them from ``__init__.pyi``.
 """
 
-from opdiff.report.runs_summary import FirstFailure, JobEnd, RunEntry, RunsSummary, RunStatus, TensorAcrossRuns
-from opdiff.runs.job import RunsRequest, compare_runs
-from opdiff.runs.local import LocalExecutor
-from opdiff.runs.task import CompareOptions
+from opdiff._lazy_exports import lazy_exports
 
 __all__ = ["CompareOptions", "FirstFailure", "JobEnd", "LocalExecutor", "RunEntry", "RunStatus", "RunsRequest",
            "RunsSummary", "TensorAcrossRuns", "compare_runs"]
+
+_EXPORTS = {
+    "FirstFailure": "opdiff.report.runs_summary",
+    "JobEnd": "opdiff.report.runs_summary",
+    "RunEntry": "opdiff.report.runs_summary",
+    "RunsSummary": "opdiff.report.runs_summary",
+    "RunStatus": "opdiff.report.runs_summary",
+    "TensorAcrossRuns": "opdiff.report.runs_summary",
+    "RunsRequest": "opdiff.runs.job",
+    "compare_runs": "opdiff.runs.job",
+    "LocalExecutor": "opdiff.runs.local",
+    "CompareOptions": "opdiff.runs.task",
+}
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,0 +1,75 @@
+"""The core's typed results turned into :class:`opdiff.Metrics`, the metric names an ``-alg``
+selection means, and the reference's scalar-shape rule. Free of numpy: the comparison engine reads
+dumps through the core and never needs it (tests/package/test_start_up.py keeps it so)."""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import opdiff._core as _core
+from opdiff.numerics.schema import ALGORITHMS, SIDE_FIELDS, VALUE_FIELDS
+from opdiff.numerics.values import NOTE_BITS, Metrics, Note, SideStats
+
+
+def is_scalar_shape(shape: Sequence[int]) -> bool:
+    """The reference's "scalar" shape type: the dims sum to their count ([], [1], [1, 1], also
+    [2, 0]); such a tensor gets cosine 1."""
+    return sum(shape) == len(shape)
+
+
+def resolve_algorithms(algorithms: Optional[Sequence[Union[str, int]]]) -> Tuple[str, ...]:
+    """The metric names `algorithms` selects (names or ``-alg`` indices); every one for None."""
+    if algorithms is None:
+        return ALGORITHMS
+    chosen = []
+    for item in algorithms:
+        if isinstance(item, int) or (isinstance(item, str) and item.isdigit()):
+            index = int(item)
+            if not 0 <= index < len(ALGORITHMS):
+                raise ValueError(f"algorithm index {index} is out of range 0..{len(ALGORITHMS) - 1}")
+            chosen.append(ALGORITHMS[index])
+        elif item in ALGORITHMS:
+            chosen.append(item)
+        else:
+            raise ValueError(f"unknown algorithm {item!r}; known: {', '.join(ALGORITHMS)}")
+    if not chosen:
+        raise ValueError("no algorithm selected")
+    return tuple(chosen)
+
+
+def notes_from_bits(bits: int) -> Tuple[Note, ...]:
+    """The notes of the core's MetricNote bits, in bit order."""
+    return tuple(note for bit, note in enumerate(NOTE_BITS) if bits & (1 << bit)) if bits else ()
+
+
+# The schema's fields read in one call each (thousands of pairs a run); SideStats takes them
+# positionally, in the schema's order (tests/report/test_metric_schema.py checks the dataclasses agree).
+_side_values = attrgetter(*SIDE_FIELDS)
+_metric_values = attrgetter(*VALUE_FIELDS)
+
+
+def side_from_core(side: _core.SideStats) -> SideStats:
+    return SideStats(*_side_values(side))
+
+
+def metrics_from_core(result: _core.MetricsResult) -> Metrics:
+    """The Metrics of one pair from the core's result: every field the schema names."""
+    values: Dict[str, Any] = dict(zip(VALUE_FIELDS, _metric_values(result)))
+    return Metrics(count=result.count, x=side_from_core(result.x), y=side_from_core(result.y), **values,
+                   notes=notes_from_bits(result.note_bits))
+
+
+def simd_info() -> Dict[str, Any]:
+    """Which SIMD kernel path is in use (``active``), which this CPU supports, and why.
+
+    ``OPDIFF_SIMD=scalar|avx2|avx512|neon`` in the environment forces a path at import time.
+
+    >>> import opdiff
+    >>> opdiff.simd_info()["active"] in ("scalar", "avx2", "avx512", "neon")
+    True
+    """
+    return dict(_core.simd_info())
+
+
+__all__ = ["is_scalar_shape", "metrics_from_core", "notes_from_bits", "resolve_algorithms", "side_from_core", "simd_info"]
