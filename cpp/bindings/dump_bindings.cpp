@@ -56,7 +56,7 @@ py::tuple dims_tuple(const std::vector<uint64_t>& dims) {
   return t;
 }
 
-// A read-only memoryview of a tensor's stored bytes that keeps the mapping alive.
+// A read-only memoryview of a tensor's stored bytes that keeps the file's bytes alive.
 py::object stored_bytes(const FileHandle& file, const std::string& role, uint32_t index) {
   const TensorEntry& entry = file->find(parse_role(role), index);
   auto* owner = new FileHandle(file);
@@ -154,15 +154,15 @@ void register_dumps(py::module_& m) {
       .value("workspace", TensorRole::workspace)
       .finalize();
 
-  py::class_<TensorFile, FileHandle>(m, "TensorFile", "An opened dump or .npy file (tensor bytes stay mapped).")
+  py::class_<TensorFile, FileHandle>(m, "TensorFile", "An opened dump or .npy file (its bytes held in memory: read whole, or mapped when large).")
       .def_readonly("path", &TensorFile::path)
       .def_property_readonly("form", [](const TensorFile& f) { return form_name(f.form); })
       .def_property_readonly("version", [](const TensorFile& f) { return text(f.version); })
       .def_property_readonly("op_name", [](const TensorFile& f) { return text(f.op_name); })
       .def_readonly("dump_time", &TensorFile::dump_time)
-      .def_property_readonly("file_size", [](const TensorFile& f) { return f.mapping ? f.mapping->bytes().size : uint64_t{0}; },
+      .def_property_readonly("file_size", [](const TensorFile& f) { return f.contents ? f.contents->bytes().size : uint64_t{0}; },
                              "Bytes of the file when it was opened.")
-      .def_property_readonly("truncated", [](const TensorFile& f) { return f.mapping && f.mapping->truncated(); },
+      .def_property_readonly("truncated", [](const TensorFile& f) { return f.contents && f.contents->truncated(); },
                              "Whether the file shrank on disk since it was opened (bytes read since then are void).")
       .def("check_intact", &TensorFile::check_intact,
            "Raise DumpFormatError when the file shrank on disk since it was opened; call after reading its bytes.")
@@ -213,7 +213,7 @@ void register_dumps(py::module_& m) {
       },
       py::arg("path"), "Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.");
   m.def("stored_bytes", &stored_bytes, py::arg("file"), py::arg("role"), py::arg("index"),
-        "The stored bytes of one tensor as a read-only uint8 array over the mapping.");
+        "The stored bytes of one tensor as a read-only uint8 array over the file's bytes (no copy).");
 
   py::class_<TensorView>(m, "TensorView", "One tensor laid out in a logical format; an ElementSource for the core.")
       .def(py::init(&view_of), py::arg("file"), py::arg("role"), py::arg("index"), py::arg("as_stored") = false,

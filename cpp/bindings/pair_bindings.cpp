@@ -1,5 +1,5 @@
 // opdiff._core: batches of tensor pairs compared on the core's pool (pair_batch.hpp), as typed
-// requests and outcomes.
+// requests and outcomes, and the dumps they need opened on that pool ahead of time (file_opening.hpp).
 #include <pybind11/native_enum.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "opdiff/dtype.hpp"
+#include "opdiff/file_opening.hpp"
 #include "opdiff/pair_batch.hpp"
 #include "opdiff/thread_pool.hpp"
 
@@ -28,8 +29,9 @@ py::tuple shape_tuple(const std::vector<uint64_t>& shape) {
   return t;
 }
 
-// Stops a batch and waits for its running pairs, without the GIL (they never need it).
-void cancel_and_drain(PairBatch& batch) {
+// Stops a batch and waits for its running tasks, without the GIL (they never need it).
+template <typename Batch>
+void cancel_and_drain(Batch& batch) {
   py::gil_scoped_release release;
   batch.cancel();
   try {
@@ -39,22 +41,34 @@ void cancel_and_drain(PairBatch& batch) {
 }
 
 // Waits for the batch, working on it; a pending signal (KeyboardInterrupt) cancels it and raises.
-py::list wait_for_outcomes(PairBatch& batch) {
+template <typename Batch>
+void wait_checking_signals(Batch& batch) {
   for (;;) {
     bool done;
     {
       py::gil_scoped_release release;
       done = batch.help_until(ThreadPool::Clock::now() + kSignalCheck);
     }
-    if (done) break;
+    if (done) return;
     if (PyErr_CheckSignals() != 0) {
       py::error_already_set error;  // takes the pending exception before the drain
       cancel_and_drain(batch);
       throw error;
     }
   }
+}
+
+py::list wait_for_outcomes(PairBatch& batch) {
+  wait_checking_signals(batch);
   py::list out(batch.outcomes().size());
   for (size_t i = 0; i < batch.outcomes().size(); ++i) out[i] = py::cast(batch.outcomes()[i]);
+  return out;
+}
+
+py::list wait_for_files(FileOpening& opening) {
+  wait_checking_signals(opening);
+  py::list out(opening.results().size());
+  for (size_t i = 0; i < opening.results().size(); ++i) out[i] = py::cast(opening.results()[i]);
   return out;
 }
 
@@ -126,6 +140,25 @@ void register_pairs(py::module_& m) {
            "Partner files come from `cache`; at most `threads` pairs at once (0 = every core).")
       .def("wait", &wait_for_outcomes,
            "The outcomes, once every pair is done; Ctrl-C cancels the batch and raises KeyboardInterrupt.")
-      .def("cancel", &cancel_and_drain, "Start no more pairs and wait for those running.")
+      .def("cancel", &cancel_and_drain<PairBatch>, "Start no more pairs and wait for those running.")
       .def("__len__", &PairBatch::size);
+
+  py::class_<OpenedFile>(m, "OpenedFile", "One path of a FileOpening: the open file, or why it could not be opened.")
+      .def_property_readonly(
+          "file",
+          [](const OpenedFile& o) -> std::shared_ptr<TensorFile> { return std::const_pointer_cast<TensorFile>(o.file); },
+          "The open file, None when it could not be opened.")
+      .def_readonly("error", &OpenedFile::error, "What DumpFormatError would say, when `file` is None.");
+
+  py::class_<FileOpening>(m, "FileOpening",
+                          "Files opened in the background on the core's pool, started when made; wait() works on "
+                          "them too and returns one OpenedFile per path, in order.")
+      .def(py::init([](std::vector<std::string> paths) {
+             return std::make_unique<FileOpening>(std::move(paths), default_thread_pool());
+           }),
+           py::arg("paths"))
+      .def("wait", &wait_for_files,
+           "The opened files, once every one is done; Ctrl-C cancels the opening and raises KeyboardInterrupt.")
+      .def("cancel", &cancel_and_drain<FileOpening>, "Open no more files and wait for those being opened.")
+      .def("__len__", &FileOpening::size);
 }

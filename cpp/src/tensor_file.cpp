@@ -89,16 +89,16 @@ const TensorEntry& TensorFile::find(TensorRole role, uint32_t index) const {
 }
 
 void TensorFile::check_intact() const {
-  if (mapping && mapping->truncated())
+  if (contents && contents->truncated())
     throw DumpFormatError(path, "the file shrank while it was being read (truncated by another process?)");
 }
 
 std::shared_ptr<const TensorFile> open_tensor_file(const std::string& path) {
   auto file = std::make_shared<TensorFile>();
   file->path = path;
-  auto mapping = std::make_shared<const MappedFile>(path);
-  file->mapping = mapping;
-  const ByteSpan bytes = mapping->bytes();
+  auto contents = std::make_shared<const FileBytes>(path);
+  file->contents = contents;
+  const ByteSpan bytes = contents->bytes();
   if (bytes.empty()) throw DumpFormatError(path, "empty file");
   try {
     if (has_npy_magic(bytes)) {

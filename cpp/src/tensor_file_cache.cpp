@@ -20,7 +20,7 @@ std::shared_ptr<const TensorFile> TensorFileCache::get(const std::string& path) 
   Entry entry;
   try {
     entry.file = open_tensor_file(path);
-    entry.bytes = entry.file->mapping ? entry.file->mapping->bytes().size : 0;
+    entry.bytes = entry.file->contents ? entry.file->contents->bytes().size : 0;
   } catch (const DumpFormatError&) {
     entry.error = std::current_exception();
   }

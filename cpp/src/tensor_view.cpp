@@ -84,7 +84,7 @@ uint64_t block_components(DType run) {
 }
 
 void finish(const TensorView& view) {
-  if (view.file && view.file->mapping) view.file->mapping->release(view.entry->bytes);
+  if (view.file && view.file->contents) view.file->contents->release(view.entry->bytes);
   if (view.file) view.file->check_intact();
 }
 
@@ -100,7 +100,7 @@ void for_each_chunk(const TensorView& view, DType output, Sink&& sink) {
   const uint64_t block = std::max<uint64_t>(1, std::min(wanted, total));  // small tensors: small buffers
   std::vector<std::byte> scratch(gathers ? block * gathered_bytes(source.dtype()) : 0);
   std::vector<std::byte> converted(kChunkElements * 8);
-  // Resident pages of the mapping are dropped every few MB (identity) or after each gathered
+  // Resident pages of a mapped file are dropped every few MB (identity) or after each gathered
   // block, so memory stays bounded however large the tensor.
   constexpr uint64_t kChunksPerRelease = 64;
   uint64_t calls = 0;
@@ -150,8 +150,8 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
   try {
     LayoutPlan plan = plan_layout(request_for(entry, target));
     std::function<void(ByteSpan)> release;
-    if (file->mapping) release = [mapping = file->mapping](ByteSpan bytes) { mapping->release(bytes); };
-    view.source = std::make_shared<const LayoutSource>(entry.bytes, *entry.dtype, std::move(plan), file->mapping,
+    if (file->contents) release = [contents = file->contents](ByteSpan bytes) { contents->release(bytes); };
+    view.source = std::make_shared<const LayoutSource>(entry.bytes, *entry.dtype, std::move(plan), file->contents,
                                                        std::move(release));
   } catch (const ParseError& error) {
     throw DumpFormatError(file->path, tensor_name(entry) + ": " + error.what());

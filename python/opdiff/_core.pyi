@@ -11,7 +11,7 @@ import numpy
 import numpy.typing
 import typing_extensions
 
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'MetricsResult', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -109,7 +109,7 @@ class TensorRole(enum.Enum):
     workspace = 3
 class TensorFile:
     """
-    An opened dump or .npy file (tensor bytes stay mapped).
+    An opened dump or .npy file (its bytes held in memory: read whole, or mapped when large).
     """
     def check_intact(self) -> None:
         """
@@ -372,6 +372,36 @@ class PairBatch:
         """
         The outcomes, once every pair is done; Ctrl-C cancels the batch and raises KeyboardInterrupt.
         """
+class OpenedFile:
+    """
+    One path of a FileOpening: the open file, or why it could not be opened.
+    """
+    @property
+    def error(self) -> str:
+        """
+        What DumpFormatError would say, when `file` is None.
+        """
+    @property
+    def file(self) -> TensorFile:
+        """
+        The open file, None when it could not be opened.
+        """
+class FileOpening:
+    """
+    Files opened in the background on the core's pool, started when made; wait() works on them too and returns one OpenedFile per path, in order.
+    """
+    def __init__(self, paths: collections.abc.Sequence[str]) -> None:
+        ...
+    def __len__(self) -> int:
+        ...
+    def cancel(self) -> None:
+        """
+        Open no more files and wait for those being opened.
+        """
+    def wait(self) -> list:
+        """
+        The opened files, once every one is done; Ctrl-C cancels the opening and raises KeyboardInterrupt.
+        """
 class StatisticsLine:
     """
     One tensor's line of a statistics CSV in the regular form.
@@ -474,7 +504,7 @@ def simd_info() -> dict:
     ...
 def stored_bytes(file: TensorFile, role: str, index: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     """
-    The stored bytes of one tensor as a read-only uint8 array over the mapping.
+    The stored bytes of one tensor as a read-only uint8 array over the file's bytes (no copy).
     """
 AS_STORED: int = -1
 CHUNK_ELEMENTS: int = 65536

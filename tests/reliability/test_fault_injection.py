@@ -106,25 +106,49 @@ READ_AFTER_CUT = textwrap.dedent(
 )
 
 
+def assert_cuts_are_reported(path: Path, rng: random.Random) -> None:
+    """Cut `path` while a child has it open, at no byte, half, a random byte and all of it: every
+    read after a real cut says the file shrank (a file read whole or mapped alike)."""
+    data = path.read_bytes()
+    for cut in (0, len(data) // 2, rng.randrange(len(data)), len(data)):
+        path.write_bytes(data)
+        result = subprocess.run([sys.executable, "-c", READ_AFTER_CUT, str(path), str(cut)], capture_output=True,
+                                text=True, timeout=120, env=dict(os.environ))
+        assert result.returncode == 0, (path.name, cut, result.returncode, result.stderr[-2000:])
+        outcomes = set(json.loads(result.stdout)) - {"undecodable"}
+        assert outcomes == ({"ok"} if cut == len(data) else {"shrank"}), (path.name, cut, outcomes)
+
+
 @pytest.mark.slow
 def test_files_truncated_while_open_are_reported_not_fatal(seeds, tmp_path):
     rng = random.Random(10)
     for seed in seeds:
-        data = seed.read_bytes()
-        for cut in (0, len(data) // 2, rng.randrange(len(data)), len(data)):
-            path = tmp_path / seed.name
-            path.write_bytes(data)
-            result = subprocess.run([sys.executable, "-c", READ_AFTER_CUT, str(path), str(cut)], capture_output=True,
-                                    text=True, timeout=120, env=dict(os.environ))
-            assert result.returncode == 0, (seed.name, cut, result.returncode, result.stderr[-2000:])
-            outcomes = set(json.loads(result.stdout)) - {"undecodable"}
-            assert outcomes == ({"ok"} if cut == len(data) else {"shrank"}), (seed.name, cut, outcomes)
+        path = tmp_path / seed.name
+        path.write_bytes(seed.read_bytes())
+        assert_cuts_are_reported(path, rng)
 
 
-def test_a_big_tensor_cut_mid_page_is_reported(tmp_path):
-    """The tail of the last page past the new end reads as zeros without a fault: the size on
-    disk tells."""
-    path = opdiff.write_dump(tmp_path / "Big.big.1.1.1700000000000000", "big", outputs=[np.ones(1 << 16, np.float32)])
+# Files up to 4 MiB are read whole when opened, larger ones mapped (cpp/include/opdiff/file_bytes.hpp):
+# both must report a file that shrank under them.
+READ_WHOLE, MAPPED = 1 << 16, 1 << 21  # float32 elements: 256 KiB and 8 MiB
+
+
+@pytest.mark.slow
+def test_mapped_files_truncated_while_open_are_reported_not_fatal(tmp_path):
+    big = tmp_path / "Big.big.1.1.1700000000000000"
+    opdiff.write_dump(big, "big", inputs=[np.ones(MAPPED, np.float32)], outputs=[np.ones(MAPPED, np.float16)])
+    npy = tmp_path / "big.0.1700000000000000.npy"
+    np.save(npy, np.ones(MAPPED, np.float32))
+    rng = random.Random(11)
+    for path in (big, npy):
+        assert_cuts_are_reported(path, rng)
+
+
+@pytest.mark.parametrize("elements", [READ_WHOLE, MAPPED], ids=["read-whole", "mapped"])
+def test_a_big_tensor_cut_mid_page_is_reported(tmp_path, elements):
+    """The tail of the last page past the new end reads as zeros without a fault (a mapping), or
+    was read before the cut (a file read whole): either way the size on disk tells."""
+    path = opdiff.write_dump(tmp_path / "Big.big.1.1.1700000000000000", "big", outputs=[np.ones(elements, np.float32)])
     dump = opdiff.read_dump(path)
     os.truncate(path, path.stat().st_size - 100)  # same page count, last 100 bytes gone
     with pytest.raises(opdiff.DumpFormatError, match="shrank"):

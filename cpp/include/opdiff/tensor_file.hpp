@@ -1,6 +1,7 @@
 // Opening a file of tensors: an Ascend dump (binary v2, pure-protobuf v1, nano/TLV) or a .npy.
 // Everything is validated on open (lengths, dims, sizes against the bytes present), so a
-// TensorEntry's bytes always hold its elements. Tensor bytes stay in the mapping, never copied.
+// TensorEntry's bytes always hold its elements. Tensor bytes stay where the file's bytes are (FileBytes:
+// a buffer read whole, or a mapping for a big file); no tensor is copied out of them.
 #pragma once
 
 #include <memory>
@@ -11,7 +12,7 @@
 
 #include "opdiff/dtype.hpp"
 #include "opdiff/dump_header.hpp"
-#include "opdiff/mapped_file.hpp"
+#include "opdiff/file_bytes.hpp"
 
 namespace opdiff {
 
@@ -36,7 +37,7 @@ struct TensorFile {
   uint64_t dump_time = 0;
   std::vector<std::pair<std::string, std::string>> attrs;
   std::vector<TensorEntry> tensors;  // inputs, outputs, buffers, workspaces, in that order
-  std::shared_ptr<const MappedFile> mapping;
+  std::shared_ptr<const FileBytes> contents;
 
   const TensorEntry& find(TensorRole role, uint32_t index) const;  // DumpFormatError when absent
   // DumpFormatError when the file shrank on disk since it was opened (what was read from it

@@ -14,7 +14,7 @@
 namespace opdiff {
 
 // Thread-safe. A file that cannot be opened is remembered with its error. An open file keeps its
-// mapping, and every page a comparison touched stays resident until the file is dropped: the
+// bytes (a buffer, or a mapping), and every page a comparison touched stays resident until the file is dropped: the
 // cache therefore holds at most `budget_bytes` of files and never a file larger than that
 // (reopening a big file costs a header parse; its bytes come back from the page cache).
 class TensorFileCache {

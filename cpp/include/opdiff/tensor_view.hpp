@@ -22,7 +22,7 @@ struct TargetSpec {
 };
 
 struct TensorView {
-  std::shared_ptr<const TensorFile> file;  // keeps the mapping alive
+  std::shared_ptr<const TensorFile> file;  // keeps the file's bytes alive
   const TensorEntry* entry = nullptr;
   std::shared_ptr<const LayoutSource> source;
   DType output_dtype = DType::float32;     // element type copy_logical() writes

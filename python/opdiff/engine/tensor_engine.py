@@ -1,19 +1,22 @@
-"""The batch engine: turns op plans into rows. Each plan's NPU dump is read once; the tensor pairs of
-many plans go to the core in one batch (``_core.PairBatch``: partner files from a shared cache,
-layouts decoded on the fly, run on the core's thread pool without the GIL). While the core compares
-one batch, the engine reads the next one's dumps and turns the last one's outcomes into rows, which
-come out in plan (Index) order whatever the thread count."""
+"""The batch engine: turns op plans into rows. Each plan's NPU dump is opened once, on the core's pool
+ahead of time (``_core.FileOpening``); the tensor pairs of many plans go to the core in one batch
+(``_core.PairBatch``: partner files from a shared cache, layouts decoded on the fly, run on the
+core's thread pool without the GIL). While the core opens and compares the next batches, the engine
+turns the last one's outcomes into rows, which come out in plan (Index) order whatever the thread
+count. The interpreter's thread reads no tensor bytes: it works from the core's TensorEntry
+headers."""
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import opdiff._core as _core
 from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, unsupported_data_type
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
-from opdiff.dumps.formats import data_type_name, format_number
+from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.dumps.reader import dump_of
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
@@ -28,9 +31,14 @@ NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even agains
 # come out steadily and Ctrl-C is handled within a batch's time.
 PAIRS_PER_BATCH = 32
 BYTES_PER_BATCH = 4 << 20
+# NPU dumps are opened this many plans at a time, two such chunks ahead of the plans being prepared,
+# so their bytes are read on the core's workers while this thread builds rows.
+PLANS_PER_OPENING = 16
+OPENINGS_AHEAD = 2
 
 _ROLES = {"input": _core.TensorRole.input, "output": _core.TensorRole.output, "buffer": _core.TensorRole.buffer,
           "workspace": _core.TensorRole.workspace}
+_INPUT, _OUTPUT = _core.TensorRole.input, _core.TensorRole.output
 
 
 @dataclass(frozen=True)
@@ -48,23 +56,24 @@ class FileCache:
     the core's ``TensorFileCache`` (thread-safe; a file that cannot be read is remembered with its
     error), which the batched comparisons (``_core.PairBatch``) read directly.
 
-    An open file keeps its mapping, and every page a comparison touched stays resident until the
-    file is dropped: the cache therefore holds at most `budget_bytes` of files (default 64 MiB) and
-    never a file larger than that. Reopening a big file costs a header parse; the bytes come back
-    from the page cache."""
+    An open file keeps its bytes in memory (a small file is read whole, a big one mapped, and every
+    page a comparison touched stays resident) until it is dropped: the cache therefore holds at
+    most `budget_bytes` of files (default 16 MiB: 60 dumps of 64K fp32 elements; a larger budget
+    only made more memory for the reads to touch first) and never a file larger than that.
+    Reopening a file costs a header parse and, for a small one, a copy out of the page cache."""
 
-    def __init__(self, capacity: int = 256, budget_bytes: int = 64 << 20) -> None:
+    def __init__(self, capacity: int = 256, budget_bytes: int = 16 << 20) -> None:
         self.core = _core.TensorFileCache(capacity, budget_bytes)
 
     def get(self, path: str) -> DumpFile:
         return dump_of(self.core.get(path), path)
 
 
-def _dtype_name(tensor: DumpTensor) -> str:
-    return tensor.dtype or tensor.data_type_name
+def _dtype_name(tensor: Union[_core.TensorEntry, DumpTensor]) -> str:
+    return tensor.dtype or data_type_name(tensor.data_type)
 
 
-def _overflow(tensor: DumpTensor, stats: SideStats) -> Optional[bool]:
+def _overflow(tensor: Union[_core.TensorEntry, DumpTensor], stats: SideStats) -> Optional[bool]:
     """The OverFlow column: the reference's fp16 test (numerics.overflow)."""
     return reference_overflow_flag(tensor.dtype, stats)
 
@@ -109,13 +118,13 @@ def my_layout(positional: bool, target: GoldenTarget) -> Optional[str]:
     return None if positional or _golden_is_nd(target) else target.format
 
 
-def _reference_shape(positional: bool, mine: DumpTensor, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
+def _reference_shape(positional: bool, mine: _core.TensorEntry, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
     """The Shape the reference prints, when it is not the compared logical shape: NPU vs NPU the
     stored dump shape; against a golden in ND (or for a scalar-shaped tensor) the flat length,
     since it then compares without converting the layout (§4.4), except from FRACTAL_NZ/NDC1HWC0."""
     if positional:
         return tuple(mine.shape)
-    golden_nd = _golden_is_nd(target) and mine.format_name not in NZ_LIKE
+    golden_nd = _golden_is_nd(target) and format_name(mine.format) not in NZ_LIKE
     if golden_nd or is_scalar_shape(mine.shape):
         return (count,)
     return None
@@ -135,11 +144,12 @@ def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor,
 @dataclass
 class _PlanWork:
     """One plan on its way to rows: the rows known before the core runs, and a None slot for each
-    pair the core compares (``pairs``: slot, TensorIndex, my tensor, its partner)."""
+    pair the core compares (``pairs``: slot, TensorIndex, my tensor's header, its partner)."""
 
     plan: OpPlan
     rows: List[Optional[CompareRow]]
-    pairs: List[Tuple[int, TensorId, DumpTensor, GoldenTarget]] = field(default_factory=list)
+    file: Optional[_core.TensorFile] = None  # my dump, open
+    pairs: List[Tuple[int, TensorId, _core.TensorEntry, GoldenTarget]] = field(default_factory=list)
 
 
 @dataclass
@@ -148,6 +158,36 @@ class _Batch:
 
     works: List[_PlanWork]
     core: Optional[_core.PairBatch]
+
+
+def _with_opened_dumps(plans: Sequence[OpPlan]) -> Iterator[Tuple[OpPlan, Optional[_core.OpenedFile]]]:
+    """Each plan with its NPU dump opened (None for a plan without one, or an FFTS+ sliced op, which
+    reads its slices itself). The dumps are opened PLANS_PER_OPENING plans at a time on the core's
+    pool, OPENINGS_AHEAD chunks ahead of the plan handed out, so their bytes are read while this
+    thread works on earlier plans; an early stop (Ctrl-C, a consumer that stops) cancels the rest."""
+    chunks = [plans[start:start + PLANS_PER_OPENING] for start in range(0, len(plans), PLANS_PER_OPENING)]
+    openings: Deque[_core.FileOpening] = deque()
+
+    def open_chunk(k: int) -> None:
+        if k < len(chunks):
+            openings.append(_core.FileOpening([plan.my_path for plan in chunks[k] if plan.my_path is not None and not plan.my_slices]))
+
+    try:
+        for k in range(OPENINGS_AHEAD):
+            open_chunk(k)
+        for k, chunk in enumerate(chunks):
+            opened = iter(openings[0].wait())
+            openings.popleft()
+            open_chunk(k + OPENINGS_AHEAD)
+            for plan in chunk:
+                yield plan, next(opened) if _opens_a_dump(plan) else None
+    finally:
+        for opening in openings:
+            opening.cancel()
+
+
+def _opens_a_dump(plan: OpPlan) -> bool:
+    return plan.my_path is not None and not plan.my_slices
 
 
 class Engine:
@@ -183,8 +223,8 @@ class Engine:
         works: List[_PlanWork] = []
         requests: List[_core.PairRequest] = []
         size = 0
-        for plan in plans:
-            work = self._prepare(plan, requests)
+        for plan, opened in _with_opened_dumps(plans):
+            work = self._prepare(plan, opened, requests)
             works.append(work)
             size += sum(pair[2].size for pair in work.pairs)
             if len(requests) >= PAIRS_PER_BATCH or size >= BYTES_PER_BATCH:
@@ -207,7 +247,7 @@ class Engine:
             # The outcomes are in request order, the plans' pairs one after another; zip takes from
             # work.pairs first, so it never consumes the next plan's outcome.
             for (slot, identity, tensor, target), outcome in zip(work.pairs, outcomes):
-                work.rows[slot] = self._pair_row(work.plan, identity, tensor, target, outcome)
+                work.rows[slot] = self._pair_row(work, identity, tensor, target, outcome)
             rows: List[CompareRow] = work.rows  # type: ignore[assignment]  # every slot is filled now
             if on_plan_done is not None:
                 on_plan_done(work.plan, rows)
@@ -217,35 +257,43 @@ class Engine:
         """The rows of one op: one per tensor of its dump (or one saying why there are none)."""
         return list(self.rows([plan]))
 
-    def _prepare(self, plan: OpPlan, requests: List[_core.PairRequest]) -> _PlanWork:
-        """Read the plan's dump and add a request for each of its pairs to `requests`; the rows that
-        need no comparison are made here."""
+    def _prepare(self, plan: OpPlan, opened: Optional[_core.OpenedFile], requests: List[_core.PairRequest]) -> _PlanWork:
+        """Add a request for each pair of the plan's (opened) dump to `requests`; the rows that need
+        no comparison are made here."""
         if plan.my_path is None:
             return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=(plan.missing_reason or "no dump file",))])
         if plan.my_slices:
             return _PlanWork(plan, list(self._sliced_rows(plan)))
-        try:
-            mine = read_dump(plan.my_path)
-        except (DumpFormatError, OSError) as error:
+        mine = None if opened is None else opened.file
+        if mine is None:
+            error = "not opened" if opened is None else opened.error
             return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] {error}",))])
-        work = _PlanWork(plan, [])
+        work = _PlanWork(plan, [], mine)
         positional = plan.positional_partner is not None
         # The reference applies -max against golden files only, not NPU against NPU.
         max_elements = 0 if positional else self.options.max_elements
-        for role, tensors, target_of in (("input", mine.inputs, plan.input_target), ("output", mine.outputs, plan.output_target)):
-            for k, tensor in enumerate(tensors):
-                target = target_of(k)
-                if target.skip:
-                    continue
-                identity = plan.tensor(role, k)
-                if target.path is None:
-                    work.rows.append(self._row(plan, identity, reasons=(target.reason or "no partner",), **self._lone_fields(tensor)))
-                    continue
-                work.pairs.append((len(work.rows), identity, tensor, target))
-                work.rows.append(None)
-                layout = my_layout(positional, target)
-                requests.append(_core.PairRequest(tensor._file, _ROLES[role], k, target.path, _ROLES[target.role], target.index,
-                                                  None if layout is None else format_number(layout), max_elements))
+        # The core lists inputs, then outputs (then buffers and workspaces, which are not compared).
+        inputs = outputs = 0
+        for tensor in mine.tensors:
+            if tensor.role is _INPUT:
+                role, k, target = "input", inputs, plan.input_target(inputs)
+                inputs += 1
+            elif tensor.role is _OUTPUT:
+                role, k, target = "output", outputs, plan.output_target(outputs)
+                outputs += 1
+            else:
+                continue
+            if target.skip:
+                continue
+            identity = plan.tensor(role, k)
+            if target.path is None:
+                work.rows.append(self._row(plan, identity, reasons=(target.reason or "no partner",), **self._lone_fields(mine, tensor)))
+                continue
+            work.pairs.append((len(work.rows), identity, tensor, target))
+            work.rows.append(None)
+            layout = my_layout(positional, target)
+            requests.append(_core.PairRequest(mine, tensor.role, k, target.path, _ROLES[target.role], target.index,
+                                              None if layout is None else format_number(layout), max_elements))
         if not work.rows:
             work.rows.append(self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] the dump holds no tensor to compare",)))
         return work
@@ -294,27 +342,28 @@ class Engine:
             ))
         return rows
 
-    def _lone_fields(self, mine: DumpTensor) -> Dict[str, Any]:
+    def _lone_fields(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Dict[str, Any]:
         """The fields a row of my tensor has before (or without) a comparison."""
-        return {"my_dtype": None, "my_address": str(mine.address), "shape": mine.shape, "overflow": self._lone_overflow(mine)}
+        return {"my_dtype": None, "my_address": str(mine.address), "shape": mine.shape, "overflow": self._lone_overflow(file, mine)}
 
-    def _pair_row(self, plan: OpPlan, identity: TensorId, mine: DumpTensor, target: GoldenTarget,
+    def _pair_row(self, work: _PlanWork, identity: TensorId, mine: _core.TensorEntry, target: GoldenTarget,
                   outcome: _core.PairOutcome) -> CompareRow:
         """The row of one pair from the core's outcome, with the reasons in the reference's words when
         it could not be compared."""
+        plan = work.plan
         status = outcome.status
         result = outcome.metrics
         if status is not _core.PairStatus.compared or result is None:
             if status is _core.PairStatus.golden_unreadable:
                 reason = f"[{plan.label}] {outcome.message}"
             elif status in (_core.PairStatus.my_type_unsupported, _core.PairStatus.golden_type_unsupported):
-                name = mine.data_type_name if status is _core.PairStatus.my_type_unsupported else data_type_name(outcome.golden_data_type)
+                name = data_type_name(mine.data_type if status is _core.PairStatus.my_type_unsupported else outcome.golden_data_type)
                 reason = unsupported_data_type(plan.label, name)
             elif status is _core.PairStatus.counts_differ:
                 reason = shapes_differ(plan.label, outcome.my_shape, outcome.golden_shape)
             else:
                 reason = outcome.message
-            return self._row(plan, identity, reasons=(reason,), **self._lone_fields(mine))
+            return self._row(plan, identity, reasons=(reason,), **self._lone_fields(work.file, mine))
         metrics = metrics_from_core(result)
         positional = plan.positional_partner is not None
         my_shape, golden_shape = outcome.my_shape, outcome.golden_shape
@@ -336,12 +385,13 @@ class Engine:
             reasons=_shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
         )
 
-    def _lone_overflow(self, mine: DumpTensor) -> Optional[bool]:
+    def _lone_overflow(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Optional[bool]:
         """Overflow of a tensor that has no partner: the reference still checks my side."""
-        if not self.options.overflow_detection or mine.dtype != "float16":
+        if file is None or not self.options.overflow_detection or mine.dtype != "float16":
             return None
         try:
-            return _overflow(mine, tensor_stats(mine.view(as_stored=True), threads=1))
+            view = _core.TensorView(file, mine.role.name, mine.index, as_stored=True)
+            return _overflow(mine, tensor_stats(view, threads=1))
         except (DumpFormatError, ValueError, OSError):
             return None
 

@@ -1,4 +1,4 @@
-#include "opdiff/mapped_file.hpp"
+#include "opdiff/file_bytes.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -14,7 +14,7 @@
 namespace opdiff {
 namespace {
 
-// Closes the descriptor on every path out of the constructor; the mapping outlives it.
+// Closes the descriptor on every path out of the constructor; a mapping outlives it.
 struct FileDescriptor {
   int fd;
   ~FileDescriptor() {
@@ -22,9 +22,11 @@ struct FileDescriptor {
   }
 };
 
+constexpr const char* kShrankMessage = "the file shrank while it was being read (truncated by another process?)";
+
 }  // namespace
 
-MappedFile::MappedFile(const std::string& path) : path_(path) {
+FileBytes::FileBytes(const std::string& path) : path_(path) {
   FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) throw DumpFormatError(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat info {};
@@ -33,17 +35,37 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   size_ = static_cast<uint64_t>(info.st_size);
   device_ = static_cast<uint64_t>(info.st_dev);
   inode_ = static_cast<uint64_t>(info.st_ino);
-  if (size_ == 0) return;  // mmap rejects length 0; an empty span is the honest view
-  void* address = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd, 0);
-  if (address == MAP_FAILED) throw DumpFormatError(path, std::string("cannot map: ") + std::strerror(errno));
+  if (size_ == 0) return;  // an empty span is the honest view (and mmap rejects length 0)
+  if (size_ <= kReadWholeFileBytes)
+    read_whole(file.fd);
+  else
+    map(file.fd);
+}
+
+void FileBytes::read_whole(int fd) {
+  buffer_ = ReadBuffer(size_);
+  uint64_t done = 0;
+  while (done < size_) {
+    const ssize_t got = ::pread(fd, buffer_.data() + done, size_ - done, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw DumpFormatError(path_, std::string("cannot read: ") + std::strerror(errno));
+    if (got == 0) throw DumpFormatError(path_, kShrankMessage);
+    done += static_cast<uint64_t>(got);
+  }
+  address_ = buffer_.data();
+}
+
+void FileBytes::map(int fd) {
+  void* address = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (address == MAP_FAILED) throw DumpFormatError(path_, std::string("cannot map: ") + std::strerror(errno));
   address_ = address;
   guard_ = std::make_unique<TruncationGuard>(address_, size_);
   // Tensors are read front to back: let the kernel read ahead and drop pages behind us.
-  ::madvise(address_, size_, MADV_SEQUENTIAL);
+  ::madvise(address, size_, MADV_SEQUENTIAL);
 }
 
-void MappedFile::release(ByteSpan range) const {
-  if (!address_ || range.empty()) return;
+void FileBytes::release(ByteSpan range) const {
+  if (!guard_ || range.empty()) return;  // only a mapping gives pages back
   const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const auto base = reinterpret_cast<uintptr_t>(address_);
   // Whole pages only: round the start down (still inside the mapping) and the end up.
@@ -54,19 +76,20 @@ void MappedFile::release(ByteSpan range) const {
   ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED);
 }
 
-bool MappedFile::truncated() const {
+bool FileBytes::truncated() const {
   if (guard_ && guard_->tripped()) return true;
   // Lost whole pages fault (the guard); the tail of the last page past the new end reads zeros
-  // without a fault, so the size on disk is compared too. A file replaced under its name (a new
-  // inode) leaves our mapping intact.
+  // without a fault, and a file read whole loses nothing in memory, so the size on disk is
+  // compared. A file replaced under its name (a new inode) leaves what we hold intact.
   struct stat info {};
   return ::stat(path_.c_str(), &info) == 0 && static_cast<uint64_t>(info.st_dev) == device_ &&
          static_cast<uint64_t>(info.st_ino) == inode_ && static_cast<uint64_t>(info.st_size) < size_;
 }
 
-MappedFile::~MappedFile() {
+FileBytes::~FileBytes() {
+  if (!guard_) return;  // a file read whole: its buffer goes back to the pool
   guard_.reset();  // before the range can be reused by another mapping
-  if (address_) ::munmap(address_, size_);
+  ::munmap(const_cast<void*>(address_), size_);
 }
 
 }  // namespace opdiff
