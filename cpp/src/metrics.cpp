@@ -40,6 +40,19 @@ class Scratch {
 // so a comparison's memory does not grow with the tensors.
 constexpr size_t kChunksPerRelease = 8;
 
+// The runs of sibling range k of a unit, for both sides. A side whose layout groups the sibling
+// ranges reads them all in one pass, up front (at k == 0); the other side reads each range when it
+// is compared.
+void read_range(const ElementSource& x, const ElementSource& y, const ChunkSchedule& schedule,
+                const ChunkSchedule::Unit& unit, uint32_t k, const Scratch& scratch, ElementRun* xr, ElementRun* yr) {
+  const bool x_grouped = schedule.grouped(x), y_grouped = schedule.grouped(y);
+  if (k == 0 && x_grouped) x.run_siblings(unit.begin, unit.stride, unit.ranges, unit.count, scratch.x(), xr);
+  if (k == 0 && y_grouped) y.run_siblings(unit.begin, unit.stride, unit.ranges, unit.count, scratch.y(), yr);
+  const uint64_t begin = unit.begin + k * unit.stride;
+  if (!x_grouped) xr[k] = x.run(begin, unit.count, scratch.x());
+  if (!y_grouped) yr[k] = y.run(begin, unit.count, scratch.y());
+}
+
 // Runs body(slot, begin, count, x_run, y_run) for every range of the schedule, on one worker per
 // scratch; sibling ranges are read together.
 template <typename Body>
@@ -47,18 +60,12 @@ void for_each_chunk(const ElementSource& x, const ElementSource& y, const ChunkS
                     std::vector<Scratch>& scratch, ThreadPool* pool, Body body) {
   const size_t units = schedule.units();
   const size_t workers = std::min(scratch.size(), units);
-  // A side whose layout groups the sibling ranges reads them in one pass, up front; the other
-  // side reads each range when it is compared.
-  const bool x_grouped = schedule.grouped(x), y_grouped = schedule.grouped(y);
   auto task = [&](size_t u, size_t worker) {
     const ChunkSchedule::Unit unit = schedule.unit(u);
     ElementRun xr[ElementSource::kMaxSiblings], yr[ElementSource::kMaxSiblings];
-    if (x_grouped) x.run_siblings(unit.begin, unit.stride, unit.ranges, unit.count, scratch[worker].x(), xr);
-    if (y_grouped) y.run_siblings(unit.begin, unit.stride, unit.ranges, unit.count, scratch[worker].y(), yr);
     for (uint32_t k = 0; k < unit.ranges; ++k) {
+      read_range(x, y, schedule, unit, k, scratch[worker], xr, yr);
       const uint64_t begin = unit.begin + k * unit.stride;
-      if (!x_grouped) xr[k] = x.run(begin, unit.count, scratch[worker].x());
-      if (!y_grouped) yr[k] = y.run(begin, unit.count, scratch[worker].y());
       body(unit.first_slot + k * unit.slot_step, begin, unit.count, xr[k], yr[k]);
       // Sibling ranges lie a plane apart: a side read in place maps pages (large folios: up to
       // 2 MB) around each of them, so each is let go once compared.
@@ -152,10 +159,20 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
   for (size_t i = 0; i < workers; ++i) scratch.emplace_back(x, y, schedule);
 
   std::vector<BlockSums> partial(schedule.slots());
-  for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t begin, uint64_t count, const ElementRun& xr,
-                                                    const ElementRun& yr) {
-    k.accumulate(xr, yr, size_t(count), begin, params, partial[slot]);
-  });
+  // A tensor of one chunk (most of a network's) is read once for both passes: its runs, gathered
+  // from a blocked layout into scratch or pointing at the file's bytes, serve the KL pass too.
+  const bool one_chunk = units == 1 && schedule.unit(0).ranges == 1;
+  ElementRun one_x[ElementSource::kMaxSiblings], one_y[ElementSource::kMaxSiblings];
+  if (one_chunk) {
+    const ChunkSchedule::Unit unit = schedule.unit(0);
+    read_range(x, y, schedule, unit, 0, scratch[0], one_x, one_y);
+    k.accumulate(one_x[0], one_y[0], size_t(unit.count), unit.begin, params, partial[unit.first_slot]);
+  } else {
+    for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t begin, uint64_t count, const ElementRun& xr,
+                                                      const ElementRun& yr) {
+      k.accumulate(xr, yr, size_t(count), begin, params, partial[slot]);
+    });
+  }
   BlockSums total;
   for (const auto& part : partial) merge_block_sums(total, part);
 
@@ -195,10 +212,15 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
     kp.lo_x = side_kl_range(total.min_x, total.max_x, kp.scale_x, kp.raw_x);
     kp.lo_y = side_kl_range(total.min_y, total.max_y, kp.scale_y, kp.raw_y);
     std::vector<KlSums> kl_partial(schedule.slots());
-    for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t, uint64_t count, const ElementRun& xr,
-                                                      const ElementRun& yr) {
-      k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[slot]);
-    });
+    if (one_chunk) {
+      const ChunkSchedule::Unit unit = schedule.unit(0);
+      k.accumulate_kl(one_x[0], one_y[0], size_t(unit.count), kp, kl_partial[unit.first_slot]);
+    } else {
+      for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t, uint64_t count, const ElementRun& xr,
+                                                        const ElementRun& yr) {
+        k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[slot]);
+      });
+    }
     KlSums kl;
     for (const auto& part : kl_partial) {
       kl.sum_a += part.sum_a;

@@ -63,3 +63,29 @@ def test_compare_views_refuses_different_counts(tmp_path):
     b = opdiff.write_dump(tmp_path / "b", "b", outputs=[np.ones(11, np.float32)])
     with pytest.raises(ValueError, match="counts differ"):
         tensor_metrics(opdiff.read_dump(a).outputs[0], opdiff.read_dump(b).outputs[0])
+
+
+# One chunk or less: the metric engine reads the runs once and gives the same ones to the KL pass
+# (cpp/src/metrics.cpp); a gathered run must still be intact in its scratch by then.
+SMALL_CASES = [
+    ("NC1HWC0", "float16", (1, 40, 8, 8)),
+    ("FRACTAL_NZ", "bfloat16", (3, 100, 70)),
+    ("NC1HWC0", "float16", (1, 16, 64, 64)),  # exactly one chunk
+]
+
+
+@pytest.mark.parametrize(("layout", "dtype", "shape"), SMALL_CASES)
+def test_a_one_chunk_gathered_tensor_compares_as_its_plain_array(tmp_path, layout, dtype, shape):
+    assert np.prod(shape) <= _core.CHUNK_ELEMENTS
+    data = logical_data(dtype, shape, seed=7)
+    noise = np.random.default_rng(8).standard_normal(shape)
+    golden = (data.astype(np.float64) + 0.05 * noise).astype(np.float32)  # not affine: KL well above 0
+    blocked = opdiff.write_dump(tmp_path / "blocked", "b", outputs=[Tensor(data, layout=layout, dtype=dtype)])
+    plain = opdiff.write_dump(tmp_path / "plain", "p", outputs=[Tensor(data, dtype=dtype)])
+    reference = opdiff.write_dump(tmp_path / "golden", "g", outputs=[Tensor(golden, dtype="float32")])
+    theirs = opdiff.read_dump(reference).outputs[0]
+    via_layout = tensor_metrics(opdiff.read_dump(blocked).outputs[0].view(), theirs, threads=1)
+    in_place = tensor_metrics(opdiff.read_dump(plain).outputs[0].view(), theirs, threads=1)
+    assert not opdiff.read_dump(blocked).outputs[0].view().identity
+    assert via_layout.kullback_leibler_divergence > 0
+    assert via_layout == in_place  # same values in the same order: bit for bit, KL included
