@@ -17,7 +17,7 @@ from opdiff.conventions.reference_messages import (
     no_my_dump_for_key,
 )
 from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name, is_sliced
-from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, Relation, quant_filter
+from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, QuantFilter, Relation
 from opdiff.report.rows import TensorId
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
@@ -172,15 +172,16 @@ def plan_with_fusion_rule(
     fm: FusionMap,
     my_index: DumpIndex,
     golden_index: DumpIndex,
+    skipped: QuantFilter,
     *,
     golden_is_npu: bool = False,
     ids: Optional[Sequence[int]] = None,
 ) -> List[OpPlan]:
     """Plans for NPU vs golden (`-f`), quantized (`-f -q`, after merge_quant_rule) and fusion on vs
-    off (`-f -cf`, after merge_close_fusion; then `golden_is_npu`). `ids` limits the ops to those
+    off (`-f -cf`, after merge_close_fusion; then `golden_is_npu`). `skipped` is `fm`'s quant filter
+    (graph.quant_filter: the caller reports what it skipped); `ids` limits the ops to those
     fusion-rule ids (`-r` / `-s`)."""
     lookup = _GoldenLookup(golden_index, golden_is_npu)
-    skipped = quant_filter(fm)
     plans: List[OpPlan] = []
     for group in fm.groups:
         members = [fm.op(name) for name in group.op_names]

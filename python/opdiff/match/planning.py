@@ -11,7 +11,7 @@ from typing import AbstractSet, FrozenSet, List, Optional, Sequence, Tuple, Unio
 
 from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, escape_op_name, find_leaves, index_folder
-from opdiff.graph import FusionMap, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
+from opdiff.graph import FusionMap, QuantFilter, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
 from opdiff.match.op_matching import OpPlan, plan_by_op_name, plan_with_fusion_rule
 from opdiff.report.scenario import Scenario
 
@@ -42,23 +42,26 @@ def plan_comparison(
     close_fusion_rule: Optional[FusionMap],
     quant_fusion_rule: Optional[FusionMap],
     ids: Optional[Sequence[int]] = None,
-) -> Tuple[Scenario, List[OpPlan], Optional[FusionMap]]:
-    """Which scenario the inputs describe, its plans and the (merged) rule they follow (None by op
-    name). ValueError for combinations the reference refuses (§3.4): e.g. `-cf` without `-f`, or a
-    golden .npy folder without a fusion rule."""
+) -> Tuple[Scenario, List[OpPlan], Optional[QuantFilter]]:
+    """Which scenario the inputs describe, its plans and the quant filter of the (merged) rule they
+    follow (None by op name). ValueError for combinations the reference refuses (§3.4): e.g. `-cf`
+    without `-f`, or a golden .npy folder without a fusion rule."""
     if my_index.kind is None or not my_index.kind.is_npu:
         raise ValueError(f"{my_index.folder}: the compared (-m) side must hold NPU dump files")
     if close_fusion_rule is not None:
         if fusion_rule is None or golden_index.kind is None or not golden_index.kind.is_npu:
             raise ValueError("-cf needs -f and NPU dumps on both sides (fusion on vs off)")
         merged = merge_close_fusion(fusion_rule, close_fusion_rule)
-        return Scenario.FUSION_ON_VS_OFF, plan_with_fusion_rule(merged, my_index, golden_index, golden_is_npu=True, ids=ids), merged
+        quant = quant_filter(merged)
+        return (Scenario.FUSION_ON_VS_OFF,
+                plan_with_fusion_rule(merged, my_index, golden_index, quant, golden_is_npu=True, ids=ids), quant)
     if golden_index.kind is FileKind.GOLDEN:
         if fusion_rule is None:
             raise ValueError("comparing NPU dumps with golden .npy files needs the fusion rule (-f: .om or atc JSON)")
         if quant_fusion_rule is not None:
             fusion_rule = merge_quant_rule(fusion_rule, quant_fusion_rule)
-        return Scenario.NPU_VS_GOLDEN, plan_with_fusion_rule(fusion_rule, my_index, golden_index, ids=ids), fusion_rule
+        quant = quant_filter(fusion_rule)
+        return Scenario.NPU_VS_GOLDEN, plan_with_fusion_rule(fusion_rule, my_index, golden_index, quant, ids=ids), quant
     if fusion_rule is not None:
         raise ValueError("NPU vs NPU takes either no fusion rule or both -f and -cf")
     if my_index.is_quant != golden_index.is_quant:
@@ -106,8 +109,8 @@ def plan_and_quant_skips(
     my_index = _index_side(my, step, has_rule)
     golden_index = _index_side(golden, step, has_rule)
     rules = (read_rule(fusion_rule), read_rule(close_fusion_rule), read_rule(quant_fusion_rule))
-    scenario, plans, planned_rule = plan_comparison(my_index, golden_index, *rules, ids)
-    quant_skipped = quant_filter(planned_rule).skipped_ops if planned_rule is not None else frozenset()
+    scenario, plans, quant = plan_comparison(my_index, golden_index, *rules, ids)
+    quant_skipped = quant.skipped_ops if quant is not None else frozenset()
     plans.sort(key=lambda op_plan: op_plan.index)  # stable: members of a group keep their order
     if all_occurrences and my_index.occurrences() > 1:
         plans = _plans_of_every_run(my_index, golden_index, rules, ids, plans)
