@@ -128,7 +128,7 @@ def test_files_truncated_while_open_are_reported_not_fatal(seeds, tmp_path):
         assert_cuts_are_reported(path, rng)
 
 
-# Files up to 4 MiB are read whole when opened, larger ones mapped (cpp/include/opdiff/file_bytes.hpp):
+# Files up to 1 MiB are read whole when opened, larger ones mapped (cpp/include/opdiff/file_bytes.hpp):
 # both must report a file that shrank under them.
 READ_WHOLE, MAPPED = 1 << 16, 1 << 21  # float32 elements: 256 KiB and 8 MiB
 

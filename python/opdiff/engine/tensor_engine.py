@@ -32,7 +32,9 @@ NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even agains
 PAIRS_PER_BATCH = 32
 BYTES_PER_BATCH = 4 << 20
 # NPU dumps are opened this many plans at a time, two such chunks ahead of the plans being prepared,
-# so their bytes are read on the core's workers while this thread builds rows.
+# so their bytes are read on the core's workers while this thread builds rows. What that holds ahead
+# is bounded: a dump is read whole only up to 1 MiB (cpp/include/opdiff/file_bytes.hpp), larger
+# ones are mapped, so about 32 MiB at most.
 PLANS_PER_OPENING = 16
 OPENINGS_AHEAD = 2
 
@@ -170,7 +172,7 @@ def _with_opened_dumps(plans: Sequence[OpPlan]) -> Iterator[Tuple[OpPlan, Option
 
     def open_chunk(k: int) -> None:
         if k < len(chunks):
-            openings.append(_core.FileOpening([plan.my_path for plan in chunks[k] if plan.my_path is not None and not plan.my_slices]))
+            openings.append(_core.FileOpening([path for path in map(_dump_to_open, chunks[k]) if path is not None]))
 
     try:
         for k in range(OPENINGS_AHEAD):
@@ -180,14 +182,15 @@ def _with_opened_dumps(plans: Sequence[OpPlan]) -> Iterator[Tuple[OpPlan, Option
             openings.popleft()
             open_chunk(k + OPENINGS_AHEAD)
             for plan in chunk:
-                yield plan, next(opened) if _opens_a_dump(plan) else None
+                yield plan, None if _dump_to_open(plan) is None else next(opened)
     finally:
         for opening in openings:
             opening.cancel()
 
 
-def _opens_a_dump(plan: OpPlan) -> bool:
-    return plan.my_path is not None and not plan.my_slices
+def _dump_to_open(plan: OpPlan) -> Optional[str]:
+    """The one dump file of the plan's op, if it has one (an FFTS+ sliced op has several)."""
+    return None if plan.my_slices else plan.my_path
 
 
 class Engine:
@@ -266,7 +269,7 @@ class Engine:
             return _PlanWork(plan, list(self._sliced_rows(plan)))
         mine = None if opened is None else opened.file
         if mine is None:
-            error = "not opened" if opened is None else opened.error
+            error = opened.error if opened is not None and opened.error else "not opened"
             return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] {error}",))])
         work = _PlanWork(plan, [], mine)
         positional = plan.positional_partner is not None
