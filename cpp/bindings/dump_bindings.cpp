@@ -353,6 +353,14 @@ void register_dumps(py::module_& m) {
     auto dtype = dtype_from_ascend(n);
     return dtype ? py::object(py::str(std::string(dtype_name(*dtype)))) : py::object(py::none());
   });
+  m.def(
+      "dtype_bits",
+      [](const std::string& name) {
+        auto dtype = dtype_from_name(name);
+        if (!dtype) throw py::value_error("unknown dtype " + name);
+        return dtype_info(*dtype).bits;
+      },
+      py::arg("name"), "Storage bits of one element of a core dtype (4 for int4; a complex element's both parts).");
   m.def("ascend_from_dtype", [](const std::string& name) {
     auto dtype = dtype_from_name(name);
     if (!dtype) throw py::value_error("unknown dtype " + name);

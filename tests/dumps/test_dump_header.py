@@ -112,3 +112,14 @@ def test_enum_tables_match_the_proto():
         assert _core.ascend_format_name(value.number) == value.name.removeprefix("FORMAT_")
     assert _core.ascend_dtype_name(41) is None
     assert _core.ascend_format_name(50) is None
+
+
+def test_default_c0_follows_the_element_width_of_the_core_table():
+    from opdiff.dumps.formats import DATA_TYPE_OF, default_c0
+
+    expected = {"float16": 16, "bfloat16": 16, "float32": 16, "float64": 16, "complex128": 16, "int32": 16,
+                "int8": 32, "uint8": 32, "bool": 32, "hifloat8": 32, "float8_e4m3fn": 32, "float8_e5m2": 32, "int4": 64}
+    assert {dtype: default_c0(dtype) for dtype in expected} == expected
+    assert all(default_c0(dtype) in (16, 32, 64) for dtype in DATA_TYPE_OF)
+    with pytest.raises(KeyError):
+        default_c0("float128")

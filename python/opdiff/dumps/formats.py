@@ -75,18 +75,13 @@ def data_type_name(number: int) -> str:
     return f"DT_{number}" if name is None else name
 
 
-#: The core dtypes one byte wide.
-BYTE_WIDE_DTYPES = frozenset(("float8_e4m3fn", "float8_e5m2", "hifloat8", "int8", "uint8", "bool"))
-
-
 def default_c0(dtype: str) -> int:
     """C0 (elements per 32-byte fractal row) the Ascend convention uses for `dtype`:
-    16 for 16- and 32-bit types (and wider), 32 for 8-bit types, 64 for int4."""
+    16 for 16- and 32-bit types (and wider), 32 for 8-bit types, 64 for int4 (element widths from
+    the core's dtype table)."""
     if dtype not in DATA_TYPE_OF:
         raise KeyError(dtype)
-    if dtype == "int4":
-        return 64
-    return 32 if dtype in BYTE_WIDE_DTYPES else 16
+    return {4: 64, 8: 32}.get(_core.dtype_bits(dtype), 16)
 
 
 def parse_shape(text: Optional[str]) -> Optional[Tuple[int, ...]]:
