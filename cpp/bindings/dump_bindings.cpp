@@ -319,7 +319,8 @@ void register_dumps(py::module_& m) {
   py::class_<TensorFileCache, std::shared_ptr<TensorFileCache>>(m, "TensorFileCache",
                               "Recently opened files by path (thread-safe; unreadable files remembered with their error). "
                               "Holds at most budget_bytes of files, never one larger.")
-      .def(py::init<size_t, uint64_t>(), py::arg("capacity") = 256, py::arg("budget_bytes") = uint64_t{64} << 20)
+      .def(py::init<size_t, uint64_t>(), py::arg("capacity") = TensorFileCache::kDefaultCapacity,
+           py::arg("budget_bytes") = TensorFileCache::kDefaultBudgetBytes)
       .def(
           "get",
           [](TensorFileCache& cache, const std::string& path) {

@@ -266,7 +266,7 @@ class TensorFileCache:
     """
     Recently opened files by path (thread-safe; unreadable files remembered with their error). Holds at most budget_bytes of files, never one larger.
     """
-    def __init__(self, capacity: typing.SupportsInt | typing.SupportsIndex = 256, budget_bytes: typing.SupportsInt | typing.SupportsIndex = 67108864) -> None:
+    def __init__(self, capacity: typing.SupportsInt | typing.SupportsIndex = 256, budget_bytes: typing.SupportsInt | typing.SupportsIndex = 16777216) -> None:
         ...
     def get(self, path: str) -> TensorFile:
         """

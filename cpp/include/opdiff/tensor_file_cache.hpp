@@ -19,7 +19,11 @@ namespace opdiff {
 // (reopening a big file costs a header parse; its bytes come back from the page cache).
 class TensorFileCache {
  public:
-  explicit TensorFileCache(size_t capacity = 256, uint64_t budget_bytes = uint64_t{64} << 20)
+  // 16 MiB by default: 60 dumps of 64K fp32 elements. Held files are memory of ours (a small file
+  // is read whole), and a larger budget only gave the reads more fresh memory to fault in.
+  static constexpr size_t kDefaultCapacity = 256;
+  static constexpr uint64_t kDefaultBudgetBytes = uint64_t{16} << 20;
+  explicit TensorFileCache(size_t capacity = kDefaultCapacity, uint64_t budget_bytes = kDefaultBudgetBytes)
       : capacity_(capacity), budget_(budget_bytes) {}
 
   // The file at `path`, opened now or earlier; throws the DumpFormatError of its opening.

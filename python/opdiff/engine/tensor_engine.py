@@ -60,12 +60,12 @@ class FileCache:
 
     An open file keeps its bytes in memory (a small file is read whole, a big one mapped, and every
     page a comparison touched stays resident) until it is dropped: the cache therefore holds at
-    most `budget_bytes` of files (default 16 MiB: 60 dumps of 64K fp32 elements; a larger budget
-    only made more memory for the reads to touch first) and never a file larger than that.
-    Reopening a file costs a header parse and, for a small one, a copy out of the page cache."""
+    most the core's default budget of files (16 MiB, cpp/include/opdiff/tensor_file_cache.hpp says
+    why) and never a file larger than that. Reopening a file costs a header parse and, for a small
+    one, a copy out of the page cache."""
 
-    def __init__(self, capacity: int = 256, budget_bytes: int = 16 << 20) -> None:
-        self.core = _core.TensorFileCache(capacity, budget_bytes)
+    def __init__(self) -> None:
+        self.core = _core.TensorFileCache()
 
     def get(self, path: str) -> DumpFile:
         return dump_of(self.core.get(path), path)
