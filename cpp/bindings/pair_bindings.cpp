@@ -58,18 +58,21 @@ void wait_checking_signals(Batch& batch) {
   }
 }
 
+template <typename T>
+py::list list_of(const std::vector<T>& items) {
+  py::list out(items.size());
+  for (size_t i = 0; i < items.size(); ++i) out[i] = py::cast(items[i]);
+  return out;
+}
+
 py::list wait_for_outcomes(PairBatch& batch) {
   wait_checking_signals(batch);
-  py::list out(batch.outcomes().size());
-  for (size_t i = 0; i < batch.outcomes().size(); ++i) out[i] = py::cast(batch.outcomes()[i]);
-  return out;
+  return list_of(batch.outcomes());
 }
 
 py::list wait_for_files(FileOpening& opening) {
   wait_checking_signals(opening);
-  py::list out(opening.results().size());
-  for (size_t i = 0; i < opening.results().size(); ++i) out[i] = py::cast(opening.results()[i]);
-  return out;
+  return list_of(opening.results());
 }
 
 }  // namespace

@@ -22,8 +22,6 @@ struct FileDescriptor {
   }
 };
 
-constexpr const char* kShrankMessage = "the file shrank while it was being read (truncated by another process?)";
-
 }  // namespace
 
 FileBytes::FileBytes(const std::string& path) : path_(path) {
@@ -49,7 +47,7 @@ void FileBytes::read_whole(int fd) {
     const ssize_t got = ::pread(fd, buffer_.data() + done, size_ - done, static_cast<off_t>(done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) throw DumpFormatError(path_, std::string("cannot read: ") + std::strerror(errno));
-    if (got == 0) throw DumpFormatError(path_, kShrankMessage);
+    if (got == 0) throw DumpFormatError(path_, kFileShrankProblem);
     done += static_cast<uint64_t>(got);
   }
   address_ = buffer_.data();

@@ -90,7 +90,7 @@ const TensorEntry& TensorFile::find(TensorRole role, uint32_t index) const {
 
 void TensorFile::check_intact() const {
   if (contents && contents->truncated())
-    throw DumpFormatError(path, "the file shrank while it was being read (truncated by another process?)");
+    throw DumpFormatError(path, kFileShrankProblem);
 }
 
 std::shared_ptr<const TensorFile> open_tensor_file(const std::string& path) {

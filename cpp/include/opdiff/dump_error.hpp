@@ -18,6 +18,9 @@ class DumpFormatError : public std::runtime_error {
   std::string problem_;
 };
 
+// The problem of a file that got shorter on disk while opdiff held it (read whole or mapped).
+inline constexpr const char* kFileShrankProblem = "the file shrank while it was being read (truncated by another process?)";
+
 // Parsers below the file level report problems without knowing the path; the file reader adds it.
 class ParseError : public std::runtime_error {
  public:

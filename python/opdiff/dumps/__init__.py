@@ -14,25 +14,6 @@ then loads neither the writer nor numpy. Type checkers read them from ``__init__
 
 from opdiff._lazy_exports import lazy_exports
 
-__all__ = [
-    "LAYOUTS",
-    "DumpFile",
-    "DumpForm",
-    "DumpFormatError",
-    "DumpTensor",
-    "RawBlock",
-    "Role",
-    "Tensor",
-    "data_type_name",
-    "format_name",
-    "format_number",
-    "read_dump",
-    "save_npy",
-    "tensor_metrics",
-    "tensor_stats",
-    "write_dump",
-]
-
 _EXPORTS = {
     "tensor_metrics": "opdiff.dumps.compare",
     "tensor_stats": "opdiff.dumps.compare",
@@ -51,5 +32,9 @@ _EXPORTS = {
     "save_npy": "opdiff.dumps.writer",
     "write_dump": "opdiff.dumps.writer",
 }
+
+# The public names are the table's keys (__init__.pyi lists them again for type checkers;
+# tests/package/test_public_api.py keeps the two equal).
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -8,9 +8,6 @@ them from ``__init__.pyi``.
 
 from opdiff._lazy_exports import lazy_exports
 
-__all__ = ["CompareOptions", "FirstFailure", "JobEnd", "LocalExecutor", "RunEntry", "RunStatus", "RunsRequest",
-           "RunsSummary", "TensorAcrossRuns", "compare_runs"]
-
 _EXPORTS = {
     "FirstFailure": "opdiff.report.runs_summary",
     "JobEnd": "opdiff.report.runs_summary",
@@ -23,5 +20,9 @@ _EXPORTS = {
     "LocalExecutor": "opdiff.runs.local",
     "CompareOptions": "opdiff.runs.task",
 }
+
+# The public names are the table's keys (__init__.pyi lists them again for type checkers;
+# tests/package/test_public_api.py keeps the two equal).
+__all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
