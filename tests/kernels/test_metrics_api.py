@@ -94,28 +94,43 @@ def test_result_does_not_depend_on_threads(simd: str) -> None:
 
 
 def test_gil_is_released_while_kernels_run() -> None:
+    """A Python thread keeps running while one metrics call runs.
+
+    No machine speed is assumed: the ticker's own period is measured first, and the tensor doubles until
+    one call lasts twenty periods. A call that held the GIL would let at most a tick or two through.
+    """
     import threading
     import time
 
-    y = np.random.default_rng(0).standard_normal(8_000_000).astype(np.float32)
-    ticks = []
+    ticks: list[float] = []
     stop = threading.Event()
 
     def ticker() -> None:
         while not stop.is_set():
             ticks.append(time.perf_counter())
-            time.sleep(0.001)
+            time.sleep(0.0005)
 
     thread = threading.Thread(target=ticker)
     thread.start()
-    start = time.perf_counter()
-    for _ in range(3):
-        opdiff.metrics(y, y, threads=1)
-    elapsed = time.perf_counter() - start
-    stop.set()
-    thread.join()
-    # With the GIL held for the whole call the ticker would stall; it keeps ticking instead.
-    assert elapsed > 0.02
+    try:
+        while len(ticks) < 21:
+            time.sleep(0.005)
+        intervals = sorted(b - a for a, b in zip(ticks[:20], ticks[1:21]))
+        period = intervals[len(intervals) // 2]
+        rng = np.random.default_rng(0)
+        size = 1 << 16
+        while True:
+            y = rng.standard_normal(size).astype(np.float32)
+            start = time.perf_counter()
+            opdiff.metrics(y, y, threads=1)
+            elapsed = time.perf_counter() - start
+            if elapsed >= 20 * period or size >= 1 << 27:
+                break
+            size *= 2
+    finally:
+        stop.set()
+        thread.join()
+    assert elapsed >= 20 * period, f"one call of {size} elements took {elapsed:.4f} s, under 20 ticks of {period:.5f} s"
     assert len([t for t in ticks if start <= t <= start + elapsed]) >= 5
 
 
