@@ -6,8 +6,10 @@ import os
 from typing import Dict
 
 # Under tools/sanitize_tests.sh the core is built with ASan, which loads only after its runtime
-# is preloaded: a child given a clean environment must still get these.
-SANITIZER_VARIABLES = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
+# is preloaded: a child given a clean environment must still get these. PYTHONPATH too: a suite run
+# against a source tree (PYTHONPATH=python, the core built in place) must have its children import
+# the same opdiff, not an installed one.
+SANITIZER_VARIABLES = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONPATH")
 
 
 def child_env(**variables: str) -> Dict[str, str]:
