@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from opdiff.advisor.tensor_advisor import advise
-from opdiff.report.html_writer import write_html_report
+from opdiff.report.tensor.html_writer import write_html_report
 from opdiff.testing.chromium import dump_dom, find_chromium, screenshot
 from opdiff.testing.large_report import large_report
 

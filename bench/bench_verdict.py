@@ -28,7 +28,7 @@ from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
 from opdiff.producers.qdq_model import quantize_qdq
 from opdiff.producers.random_weights import randomize_weights
-from opdiff.report.result import Report
+from opdiff.results.tensor_report import Report
 
 
 def _row(table: Table, model: str, run: str, report: Report) -> None:

@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.table import Table
 
 import opdiff
-from opdiff.report.reference_format import format_metric
+from opdiff.report.tensor.reference_format import format_metric
 
 # Runs inside the reference's environment: calls each built-in algorithm on every pair.
 REFERENCE_RUNNER = r"""

@@ -17,7 +17,7 @@ from opdiff.numerics.core_results import simd_info
 from opdiff.numerics.dtypes import CORE_DTYPES, RawTensor
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.numerics.values import Metrics, Note, SideStats
-from opdiff.report.result import Report
+from opdiff.results.tensor_report import Report
 from opdiff.runs import RunsRequest, RunsSummary, compare_runs
 
 __all__ = [

@@ -12,8 +12,8 @@ from opdiff.dumps import Tensor
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
-from opdiff.report.findings import FindingKind
-from opdiff.report.verdict import REFERENCE_THRESHOLDS, ThresholdVerdict
+from opdiff.results.findings import FindingKind
+from opdiff.results.verdict import REFERENCE_THRESHOLDS, ThresholdVerdict
 from tests.support.child_env import child_env
 
 TS = 1700000000000000

@@ -82,7 +82,7 @@ def test_report_counts_the_dumps_it_leaves_out(tmp_path):
 def test_console_report_shows_what_was_left_out(tmp_path):
     from rich.console import Console
 
-    from opdiff.report.console import print_report
+    from opdiff.report.tensor.console import print_report
 
     npu, golden, rule = _two_run_case(tmp_path)
     (npu / "notes.txt").write_text("not a dump")

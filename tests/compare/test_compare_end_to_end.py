@@ -84,7 +84,7 @@ def conv_relu_case(tmp_path: Path) -> Dict[str, Path]:
 
 def test_npu_vs_golden_with_fusion_rule(conv_relu_case):
     report = opdiff.compare(conv_relu_case["npu"], conv_relu_case["golden"], fusion_rule=conv_relu_case["rule"])
-    assert report.scenario is opdiff.report.scenario.Scenario.NPU_VS_GOLDEN
+    assert report.scenario is opdiff.results.scenario.Scenario.NPU_VS_GOLDEN
     rows = report.rows
     assert [row.index for row in rows] == [0, 1, 1]
     missing, conv_in, conv_out = rows
@@ -99,7 +99,7 @@ def test_npu_vs_golden_with_fusion_rule(conv_relu_case):
     # Compared rows equal those the constructor builds from their fields.
     import dataclasses
 
-    from opdiff.report.rows import CompareRow
+    from opdiff.results.rows import CompareRow
     for row in rows:
         assert row == CompareRow(**{f.name: getattr(row, f.name) for f in dataclasses.fields(CompareRow)})
 
@@ -132,7 +132,7 @@ def test_npu_vs_npu_by_op_name(tmp_path):
             opdiff.write_dump(folder / f"Op.{op}.{i}.1.{TS + i}", op, outputs=[Tensor(data, layout="NC1HWC0", dtype="float16")])
     (tmp_path / "a" / f"Op.extra.9.1.{TS + 9}").write_bytes((tmp_path / "a" / f"Op.conv.0.1.{TS}").read_bytes())
     report = opdiff.compare(tmp_path / "a", tmp_path / "b")
-    assert report.scenario is opdiff.report.scenario.Scenario.NPU_VS_NPU
+    assert report.scenario is opdiff.results.scenario.Scenario.NPU_VS_NPU
     assert [row.npu_dump for row in report.rows] == ["conv", "relu", "pool", "extra"]
     assert all(row.metrics.cosine_similarity > 0.9999 for row in report.rows[:3])
     assert not report.rows[3].compared and "no the ground truth dump file" in report.rows[3].reasons[0]
@@ -168,8 +168,8 @@ def test_thresholds_read_the_metric_they_name():
     """Threshold.violated_by reads Metrics fields by name: every reference metric but the standard
     deviation can carry one, and each reads the value reference_values() gives that name; so can
     NormRatioError."""
-    from opdiff.report.rows import CompareRow, TensorId
-    from opdiff.report.verdict import METRIC_FIELDS, Threshold
+    from opdiff.results.rows import CompareRow, TensorId
+    from opdiff.results.verdict import METRIC_FIELDS, Threshold
 
     m = opdiff.metrics(np.array([1.0, 2.0, 3.0, 4.0], np.float32), np.array([1.5, 1.0, 3.5, 2.0], np.float32))
     values = {**m.reference_values(), "NormRatioError": m.norm_ratio_error}

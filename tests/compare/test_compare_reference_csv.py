@@ -12,7 +12,7 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor
-from opdiff.report.csv_writer import format_row
+from opdiff.report.tensor.csv_writer import format_row
 
 TS = 1700000000000001
 

@@ -10,7 +10,7 @@ from opdiff.dumps import Tensor
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
-from opdiff.report.scenario import Scenario
+from opdiff.results.scenario import Scenario
 
 TS = 1700000000000000
 

@@ -16,7 +16,7 @@ from opdiff.dumps import Tensor
 from opdiff.engine import tensor_engine as engine
 from opdiff.engine.tensor_engine import Engine, EngineOptions
 from opdiff.match.planning import plan
-from opdiff.report.rows import CompareRow
+from opdiff.results.rows import CompareRow
 
 TS = 1700000000000000
 

@@ -11,7 +11,7 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.engine.single_op import BLOCK, detail_of_arrays, single_op_detail
-from opdiff.report.rows import TensorId
+from opdiff.results.rows import TensorId
 from tests.support.child_env import child_env
 
 TS = 1700000000000001
@@ -132,7 +132,7 @@ def test_element_csv_chunks_and_bad_arguments(tmp_path: Path) -> None:
 
 
 def test_long_op_names_get_short_file_names(tmp_path: Path) -> None:
-    from opdiff.report.single_op_files import MAPPING, write_single_op_files
+    from opdiff.report.single_op.files import MAPPING, write_single_op_files
 
     name = "scope/" * 60 + "conv"
     detail = detail_of_arrays(np.ones(4), np.ones(4), tensor=TensorId(name, "output", 0))

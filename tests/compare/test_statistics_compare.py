@@ -15,7 +15,7 @@ import pytest
 import opdiff
 from opdiff.cli import main
 from opdiff.demo.statistics_network import DTYPES, LAYOUTS, StatisticsCase, write_statistics_case
-from opdiff.report.statistics_result import StatisticsReport
+from opdiff.results.statistics_report import StatisticsReport
 
 K = 3
 CASES = [(layout, dtype) for layout in LAYOUTS for dtype in DTYPES]
@@ -162,7 +162,7 @@ def test_rows_built_from_field_dicts_equal_the_constructors(tmp_path: Path) -> N
     from dataclasses import fields
 
     from opdiff.dumps.statistics import TensorStatistics
-    from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
+    from opdiff.results.statistics_rows import StatisticsDifferences, StatisticsRow
 
     _, clean = faulty_and_clean(tmp_path, "ND", "float16")
     row = opdiff.compare(clean.npu, clean.golden, fusion_rule=clean.rule).compared[0]
@@ -206,7 +206,7 @@ def test_single_op_detail_on_a_statistics_dump_says_it_needs_the_full_dump(tmp_p
 def test_the_result_csv_reads_back_cell_for_cell(tmp_path: Path) -> None:
     import csv
 
-    from opdiff.report.statistics_csv import COLUMNS
+    from opdiff.report.statistics.csv_writer import COLUMNS
 
     faulty, _ = faulty_and_clean(tmp_path, "NC1HWC0", "float16")
     report = opdiff.compare(faulty.npu, faulty.golden, fusion_rule=faulty.rule, csv=tmp_path / "r.csv")

@@ -1,4 +1,4 @@
-"""The default verdict (opdiff.report.verdict) on a unit-scale generated network: rounding passes,
+"""The default verdict (opdiff.results.verdict) on a unit-scale generated network: rounding passes,
 every fault of issue #14's table fails at its op, a tiny branch flushed to zero passes without a
 finding; NPU vs golden (through the fusion rule) and NPU vs NPU (by op name) alike."""
 
@@ -18,9 +18,9 @@ import pytest
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.graph import read_graph
-from opdiff.report.findings import FindingKind
-from opdiff.report.rows import CompareRow, TensorId
-from opdiff.report.verdict import (
+from opdiff.results.findings import FindingKind
+from opdiff.results.rows import CompareRow, TensorId
+from opdiff.results.verdict import (
     BF16_VS_FP32,
     FP8_VS_FLOAT,
     FP16_VS_FP32,

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import opdiff
-from opdiff.report.reference_format import format_metric
+from opdiff.report.tensor.reference_format import format_metric
 
 
 def formatted(x, y, name):
@@ -48,7 +48,7 @@ def test_every_algorithm_formats(name):
     ([0.0001, -0.0002, 5.0], [-3.0, 1e-7, 4.0]),
 ])
 def test_format_metrics_equals_each_metric_formatted_alone(x, y):
-    from opdiff.report.reference_format import format_metrics
+    from opdiff.report.tensor.reference_format import format_metrics
 
     m = opdiff.metrics(np.asarray(x, np.float32), np.asarray(y, np.float32))
     assert format_metrics(opdiff.ALGORITHMS, m) == [format_metric(name, m) for name in opdiff.ALGORITHMS]

@@ -99,6 +99,7 @@ def test_gil_is_released_while_kernels_run() -> None:
     No machine speed is assumed: the ticker's own period is measured first, and the tensor doubles until
     one call lasts twenty periods. A call that held the GIL would let at most a tick or two through.
     """
+    import itertools
     import threading
     import time
 
@@ -115,7 +116,7 @@ def test_gil_is_released_while_kernels_run() -> None:
     try:
         while len(ticks) < 21:
             time.sleep(0.005)
-        intervals = sorted(b - a for a, b in zip(ticks[:20], ticks[1:21]))
+        intervals = sorted(b - a for a, b in itertools.pairwise(ticks[:21]))
         period = intervals[len(intervals) // 2]
         rng = np.random.default_rng(0)
         size = 1 << 16

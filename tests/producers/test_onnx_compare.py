@@ -13,8 +13,8 @@ from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx  # no
 from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
 from opdiff.producers.random_weights import randomize_weights  # noqa: E402
-from opdiff.report.findings import FindingKind  # noqa: E402
-from opdiff.report.scenario import Scenario  # noqa: E402
+from opdiff.results.findings import FindingKind  # noqa: E402
+from opdiff.results.scenario import Scenario  # noqa: E402
 
 MODEL = "squeezenet"
 if MODEL not in light_model_names():

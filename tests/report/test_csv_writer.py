@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import opdiff
-from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter, format_row, safe_cell
-from opdiff.report.rows import CompareRow, TensorId
+from opdiff.report.tensor.csv_writer import ReferenceCsvWriter, format_row, safe_cell
+from opdiff.results.columns import CsvColumns
+from opdiff.results.rows import CompareRow, TensorId
 
 
 def compared_row(index: int = 3) -> CompareRow:

@@ -15,8 +15,8 @@ from rich.console import Console
 import opdiff
 from opdiff.demo.report import write_case
 from opdiff.numerics.view import metric_rows, number
-from opdiff.report.result import Report
-from opdiff.report.rows import TensorId
+from opdiff.results.rows import TensorId
+from opdiff.results.tensor_report import Report
 
 # Characters that mean something in HTML and in rich markup; a folder may be named like this.
 ODD = "case <b>&\"[red]x'"

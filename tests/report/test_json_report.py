@@ -11,7 +11,7 @@ import pytest
 
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
-from opdiff.report.json_writer import load_schema, report_json, write_json_report
+from opdiff.report.tensor.json_writer import load_schema, report_json, write_json_report
 from tests.compare.test_advisor import make_chain
 
 

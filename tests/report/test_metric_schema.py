@@ -10,9 +10,9 @@ import opdiff
 import opdiff._core as _core
 from opdiff.numerics import schema
 from opdiff.numerics.values import Metrics, SideStats
-from opdiff.report import verdict
-from opdiff.report.html_writer import ROW_FIELDS
-from opdiff.report.json_writer import SCHEMA_PATH
+from opdiff.report.tensor.html_writer import ROW_FIELDS
+from opdiff.report.tensor.json_writer import SCHEMA_PATH
+from opdiff.results import verdict
 
 
 def test_the_result_types_hold_the_schema_fields_in_its_order() -> None:

@@ -13,7 +13,7 @@ import pytest
 from opdiff.cli import main
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.dumps.discovery import escape_op_name
-from opdiff.report.runs_summary import RunStatus
+from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.testing.dump_tree import MODEL_ID, Fault, write_dump_tree
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from opdiff.report.runs_html import render_runs_html, write_runs_html
+from opdiff.report.runs.html_writer import render_runs_html, write_runs_html
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.testing.chromium import dump_dom, find_chromium
 from opdiff.testing.dump_tree import Fault, write_dump_tree

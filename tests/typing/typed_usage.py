@@ -11,7 +11,7 @@ import numpy as np
 
 import opdiff
 from opdiff import _core
-from opdiff.report.rows import CompareRow
+from opdiff.results.rows import CompareRow
 
 
 def metric_fields() -> Tuple[float, int, float, Tuple[opdiff.Note, ...]]:

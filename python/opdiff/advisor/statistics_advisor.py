@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from opdiff.advisor.tensor_advisor import DRIFT_GROWTH
 from opdiff.numerics.overflow import beyond_fp16_range, largest_magnitude
-from opdiff.report.findings import Finding, FindingKind
-from opdiff.report.statistics_rows import StatisticsRow
-from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.statistics_rows import StatisticsRow
+from opdiff.results.statistics_verdict import StatisticsVerdict
 
 if TYPE_CHECKING:
-    from opdiff.report.statistics_result import StatisticsReport
+    from opdiff.results.statistics_report import StatisticsReport
 
 
 def op_of(row: StatisticsRow) -> str:

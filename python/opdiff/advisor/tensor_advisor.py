@@ -10,7 +10,7 @@ In execution order (the fusion map's topological order; row order without one):
 4. constant outputs on the compared side where the golden varies, and the end-to-end verdict (does
    the error reach the model outputs?).
 
-Every step judges tensors by the one verdict of the report (opdiff.report.verdict), so no finding
+Every step judges tensors by the one verdict of the report (opdiff.results.verdict), so no finding
 fires on a tensor whose differences vanish at the network's scale.
 """
 
@@ -23,10 +23,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from opdiff.graph import FusionMap
 from opdiff.numerics.overflow import largest_magnitude, overflows, special_values
-from opdiff.report.findings import Finding, FindingKind
-from opdiff.report.result import Report
-from opdiff.report.rows import CompareRow
-from opdiff.report.verdict import Verdict, VerdictLike, is_negligible, network_scale
+from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.rows import CompareRow
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import Verdict, VerdictLike, is_negligible, network_scale
 
 # An op whose output error is at most this many times its inputs' error only passes error on.
 DRIFT_GROWTH = 4.0

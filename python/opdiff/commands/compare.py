@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from opdiff.commands.compare_options import parse_algorithms, parse_ids, parse_verdict
+from opdiff.commands.compare_options import parse_algorithms, parse_ids, parse_limits
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -96,7 +96,6 @@ def _run(args: argparse.Namespace) -> int:
 
     from opdiff.engine.comparison import compare
     from opdiff.graph import GraphFormatError, read_graph
-    from opdiff.report.console import print_report
     from opdiff.report.file_names import result_file_name
     from opdiff.report.formats import parse_report_formats
 
@@ -111,16 +110,12 @@ def _run(args: argparse.Namespace) -> int:
         return run_many(args)
     try:
         formats = parse_report_formats(args.report)
-        from opdiff.commands.compare_statistics import split_fail_under
-
-        # Limits on statistics metrics are for statistics dumps (commands/compare_statistics.py); the rest stay.
-        args.fail_under, statistics_limits = split_fail_under(args.fail_under)
+        limits = parse_limits(args.fail_under, args.thresholds)
         if "xlsx" in formats:
-            from opdiff.report.xlsx_writer import require_xlsxwriter
+            from opdiff.report.tensor.xlsx_writer import require_xlsxwriter
 
             require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
-        verdict = parse_verdict(args.fail_under, args.thresholds)
         if args.max_cmp_size < 0:
             raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
         if args.close_fusion_rule_file and not args.fusion_rule_file:
@@ -154,39 +149,9 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT
-    from opdiff.commands.compare_statistics import finish_statistics_compare, refuse_statistics_limits
-    from opdiff.report.statistics_result import StatisticsReport
+    from opdiff.commands.compare_finish import finish_compare
 
-    if isinstance(report, StatisticsReport):  # a side held statistics dumps: their own verdict and reports
-        return finish_statistics_compare(report, args, formats, statistics_limits)
-    if statistics_limits:
-        return refuse_statistics_limits(statistics_limits)
-    console = Console()
-    judge = report.verdict(verdict)
-    print_report(report, console, judge, csv_path=str(report.csv_path))
-    findings = []
-    if args.advisor or {"json", "html"} & set(formats):  # the JSON and HTML reports always carry the findings
-        from opdiff.advisor.tensor_advisor import advise
-
-        findings = advise(report, fusion_rule, verdict=judge, ignore_ops=args.ignore_ops)
-    if args.advisor:
-        from opdiff.report.advisor_summary import write_advisor_summary
-        from opdiff.report.console import print_findings
-
-        print_findings(findings, console)
-        console.print(f"advisor summary: {write_advisor_summary(findings, args.output)}", soft_wrap=True)
-    if report.csv_path is not None:
-        from opdiff.report.formats import TENSOR_WRITERS
-
-        for name in formats:
-            if name in TENSOR_WRITERS:
-                path = TENSOR_WRITERS[name](report, report.csv_path.with_suffix(f".{name}"), findings, judge)
-                console.print(f"{name} report: {path}", soft_wrap=True)
-    if not report.complete:
-        return ExitCode.INTERRUPTED
-    if (args.fail or args.fail_under) and report.first_failure(judge) is not None:
-        return ExitCode.THRESHOLDS
-    return ExitCode.OK
+    return finish_compare(report, args, formats, limits, fusion_rule)
 
 
 def write_mapping(args: argparse.Namespace, fusion_rule: RuleLike, close_rule: RuleLike, quant_rule: RuleLike,

@@ -4,10 +4,12 @@ read the flags the same way."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
 from opdiff.numerics.core_results import resolve_algorithms as _resolve_algorithms
-from opdiff.report.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
+from opdiff.results.statistics_verdict import StatisticsThreshold, is_statistics_threshold
+from opdiff.results.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
 
 
 def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
@@ -41,3 +43,28 @@ def parse_verdict(fail_under: Sequence[str], thresholds: str) -> Optional[Verdic
     if thresholds == "reference":
         return ThresholdVerdict(REFERENCE_THRESHOLDS, name="reference")
     return None
+
+
+def split_fail_under(texts: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """``--fail-under`` texts as (those for tensor metrics, those for statistics metrics); a
+    statistics limit that does not parse is a ValueError (exit 2) before anything is compared."""
+    statistics = [text for text in texts if is_statistics_threshold(text)]
+    for text in statistics:
+        StatisticsThreshold.parse(text)
+    return [text for text in texts if not is_statistics_threshold(text)], statistics
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the flags ask of the verdict, parsed before anything is compared: which family's
+    limits apply is known only once the dumps are read (commands/compare_finish.py)."""
+
+    tensor: Optional[Verdict]  # --fail-under on tensor metrics, or --thresholds reference; None: the default
+    tensor_texts: Sequence[str]  # the tensor limits as given, for messages
+    statistics: Sequence[str]  # --fail-under on statistics metrics
+
+
+def parse_limits(fail_under: Sequence[str], thresholds: str) -> Limits:
+    """``--fail-under`` and ``--thresholds`` as Limits; ValueError naming a limit that does not parse."""
+    tensor_texts, statistics = split_fail_under(fail_under)
+    return Limits(parse_verdict(tensor_texts, thresholds), tensor_texts, statistics)

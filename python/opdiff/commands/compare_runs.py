@@ -13,7 +13,7 @@ from opdiff.commands.exit_codes import ExitCode
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from opdiff.report.runs_summary import RunEntry
+    from opdiff.results.runs_summary import RunEntry
     from opdiff.runs.executor import Executor
 
 
@@ -51,7 +51,7 @@ def run_many(args: argparse.Namespace) -> int:
     from opdiff.commands.compare_options import parse_algorithms, parse_verdict
     from opdiff.graph import GraphFormatError
     from opdiff.report.formats import parse_report_formats
-    from opdiff.report.runs_summary import JobEnd
+    from opdiff.results.runs_summary import JobEnd
     from opdiff.runs.job import RunsRequest, compare_runs
     from opdiff.runs.task import CompareOptions
 
@@ -100,10 +100,10 @@ def run_many(args: argparse.Namespace) -> int:
         close = getattr(executor, "close", None)
         if close is not None:
             close()
-    from opdiff.report.runs_console import print_summary
+    from opdiff.report.runs.console import print_summary
 
     if "html" in formats and summary.path is not None:
-        from opdiff.report.runs_html import write_runs_html
+        from opdiff.report.runs.html_writer import write_runs_html
 
         write_runs_html(summary, summary.path.with_suffix(".html"))
         console.print(f"html report: {summary.path.with_suffix('.html')}")

@@ -16,8 +16,8 @@ def run_single_op(args: argparse.Namespace) -> int:
     from opdiff.dumps import DumpFormatError
     from opdiff.engine.single_op import single_op_detail
     from opdiff.graph import GraphFormatError, read_graph
-    from opdiff.report.single_op_console import print_single_op
-    from opdiff.report.single_op_files import write_single_op_files
+    from opdiff.report.single_op.console import print_single_op
+    from opdiff.report.single_op.files import write_single_op_files
 
     errors = Console(stderr=True)
     role, index = ("input", args.input_index) if args.input_index is not None else ("output", args.output_index or 0)

@@ -19,9 +19,9 @@ from opdiff.dumps import Tensor
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
-from opdiff.report.console import print_findings, print_report
 from opdiff.report.file_names import result_file_name
-from opdiff.report.result import Report
+from opdiff.report.tensor.console import print_findings, print_report
+from opdiff.results.tensor_report import Report
 
 
 def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[str, Path]:

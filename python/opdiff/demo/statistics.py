@@ -12,9 +12,9 @@ from rich.console import Console
 import opdiff
 from opdiff.advisor.statistics_advisor import advise_statistics
 from opdiff.demo.statistics_network import write_statistics_case
-from opdiff.report.console import print_findings
 from opdiff.report.file_names import result_file_name
-from opdiff.report.statistics_console import print_statistics_report
+from opdiff.report.statistics.console import print_statistics_report
+from opdiff.report.tensor.console import print_findings
 
 
 def run_statistics_demo(folder: Path, *, layout: str, dtype: str, fault_from: Optional[int], scale: float,

@@ -5,15 +5,17 @@ Ctrl-C."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 from opdiff.dumps.discovery import FileKind
 from opdiff.engine.tensor_engine import Engine, EngineOptions
 from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
 from opdiff.numerics.schema import ALGORITHMS
-from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter
-from opdiff.report.result import Report
-from opdiff.report.statistics_result import StatisticsReport
+from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
+from opdiff.report.tensor.views import TENSOR_VIEWS
+from opdiff.results.columns import CsvColumns
+from opdiff.results.protocol import Result
+from opdiff.results.tensor_report import Report
 
 
 def compare(
@@ -34,7 +36,7 @@ def compare(
     csv: Optional[PathLike] = None,
     max_elements: int = 0,
     all_occurrences: bool = False,
-) -> Union[Report, StatisticsReport]:
+) -> Result:
     """Compare the dumps under `my` (NPU) with those under `golden` (golden .npy or NPU dumps).
 
     Rules are .om files, atc JSON files or FusionMap objects. Rows come back in Index order; every
@@ -45,7 +47,7 @@ def compare(
     (the reference's ``-max N``; NPU against NPU always compares everything). ``all_occurrences``
     compares every dump of an op, not only the newest (see :func:`plan`). When either side holds
     statistics dumps (``{dump name}.csv``), the result is a
-    :class:`opdiff.report.statistics_result.StatisticsReport` instead (docs/scenario-statistics.md).
+    :class:`opdiff.results.statistics_report.StatisticsReport` instead (docs/scenario-statistics.md).
     """
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
@@ -70,7 +72,7 @@ def compare(
         overflow=overflow_detection,
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns,
-                    quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule))
+                    quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule), views=TENSOR_VIEWS)
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))

@@ -14,7 +14,7 @@ from opdiff.dumps import read_dump, tensor_metrics
 from opdiff.fileio.atomic import write_text
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.numerics.values import Metrics
-from opdiff.report.reference_format import format_metrics
+from opdiff.report.tensor.reference_format import format_metrics
 
 PathLike = Union[str, "os.PathLike[str]"]
 FILE_ALGORITHMS: Tuple[str, ...] = tuple(a for a in ALGORITHMS if a not in ("KullbackLeiblerDivergence", "StandardDeviation"))

@@ -26,8 +26,8 @@ from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike
 from opdiff.match.planning import plan as plan_ops
 from opdiff.numerics.values import Metrics
-from opdiff.report.rows import TensorId
-from opdiff.report.single_op_result import BLOCK, ElementError, Histogram, SingleOpDetail, axes_of, coords_of
+from opdiff.results.rows import TensorId
+from opdiff.results.single_op import BLOCK, ElementError, Histogram, SingleOpDetail, axes_of, coords_of
 
 # Histogram bins: exact zero, then decades 1e-10 .. 1e10 (the ends open), then NaN/Inf.
 DECADES = tuple(range(-10, 11))

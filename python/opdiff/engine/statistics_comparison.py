@@ -10,8 +10,9 @@ from typing import Optional, Sequence
 from opdiff.engine.statistics_engine import StatisticsEngine
 from opdiff.graph.gc_pause import gc_paused
 from opdiff.match.op_matching import OpPlan
-from opdiff.report.scenario import Scenario
-from opdiff.report.statistics_result import PathLike, StatisticsReport
+from opdiff.report.statistics.views import STATISTICS_VIEWS
+from opdiff.results.scenario import Scenario
+from opdiff.results.statistics_report import PathLike, StatisticsReport
 
 
 def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: Path, golden_folder: Path,
@@ -20,7 +21,7 @@ def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: P
     """Compare planned ops statistic by statistic (`threads` is accepted for the API's sake: one
     thread reads small files fastest). With `csv`, the rows are written there under the default
     verdict; Ctrl-C returns what was compared, with ``complete=False``."""
-    report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes))
+    report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes), views=STATISTICS_VIEWS)
     engine = StatisticsEngine()
     # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
     with gc_paused():

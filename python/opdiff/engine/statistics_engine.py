@@ -22,8 +22,8 @@ from opdiff.dumps.reader import DumpFile, DumpTensor
 from opdiff.dumps.statistics import StatisticsFile, StatisticsFormatError, TensorStatistics, read_many_statistics, read_statistics
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.numerics.frozen import build_frozen
-from opdiff.report.rows import TensorId
-from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
+from opdiff.results.rows import TensorId
+from opdiff.results.statistics_rows import StatisticsDifferences, StatisticsRow
 
 #: Stored layouts that pad the logical tensor with zeros (the device's statistics count them).
 PADDED_FORMATS = frozenset({

@@ -23,7 +23,7 @@ from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
 from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
-from opdiff.report.rows import CompareRow, TensorId
+from opdiff.results.rows import CompareRow, TensorId
 
 NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the

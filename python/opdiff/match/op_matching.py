@@ -18,7 +18,7 @@ from opdiff.conventions.reference_messages import (
 )
 from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name, is_sliced
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, QuantFilter, Relation
-from opdiff.report.rows import TensorId
+from opdiff.results.rows import TensorId
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
 

@@ -13,7 +13,7 @@ from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, escape_op_name, find_leaves, index_folder
 from opdiff.graph import FusionMap, QuantFilter, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
 from opdiff.match.op_matching import OpPlan, plan_by_op_name, plan_with_fusion_rule
-from opdiff.report.scenario import Scenario
+from opdiff.results.scenario import Scenario
 
 PathLike = Union[str, "os.PathLike[str]"]
 RuleLike = Union[PathLike, FusionMap, None]

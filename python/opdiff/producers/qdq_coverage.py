@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 from opdiff.graph import FusionMap, Op
-from opdiff.report.rows import CompareRow
+from opdiff.results.rows import CompareRow
 
 QDQ_OP_TYPES = ("QuantizeLinear", "DequantizeLinear")
 _NOT_RUN = ("Data", "Const")
@@ -92,7 +92,7 @@ def float_op_coverage(fusion_map: FusionMap, rows: Iterable[CompareRow]) -> Floa
     """Which float-op tensors of `fusion_map` a comparison's `rows` compared.
 
     >>> from opdiff.graph.grouping import build_fusion_map
-    >>> from opdiff.report.rows import TensorId
+    >>> from opdiff.results.rows import TensorId
     >>> from opdiff.graph.provenance import make_op
     >>> fm = build_fusion_map("m", [("g", [make_op("w", "Const"), make_op("conv", "Conv", inputs=["w:0"])])])
     >>> row = CompareRow(index=0, op_type="Conv", npu_dump="conv", ground_truth="conv", tensor=TensorId("conv", "output", 0))

@@ -1,1 +1,3 @@
-"""Report writers: one row schema, many formats (the CSV keeps the reference tool's columns)."""
+"""Writers and views of results, one sub-package a result family: tensor/ (Report: the
+reference-compatible CSV, JSON, HTML, xlsx, console, notebook), statistics/ (StatisticsReport),
+runs/ (RunsSummary) and single_op/ (SingleOpDetail); formats.py holds the table of them."""

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from opdiff.fileio.atomic import write_text
-from opdiff.report.findings import Finding, FindingKind
+from opdiff.results.findings import Finding, FindingKind
 
 
 def write_advisor_summary(findings: Sequence[Finding], folder: Path) -> Path:

@@ -1,31 +1,30 @@
 """The report formats a comparison can write beside its result CSV (``--report csv,json,html,xlsx``),
-and the writer of each, for tensor and for statistics reports, in one table."""
+and the writer of each, per result family, in one table."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence
 
-from opdiff.report.findings import Finding
-from opdiff.report.html_writer import write_html_report
-from opdiff.report.json_writer import write_json_report
-from opdiff.report.result import Report
-from opdiff.report.statistics_html import write_statistics_html
-from opdiff.report.statistics_json import write_statistics_json
-from opdiff.report.statistics_result import StatisticsReport
-from opdiff.report.statistics_verdict import StatisticsVerdict
-from opdiff.report.verdict import VerdictLike
-from opdiff.report.xlsx_writer import write_xlsx_report
+from opdiff.report.statistics.html_writer import write_statistics_html
+from opdiff.report.statistics.json_writer import write_statistics_json
+from opdiff.report.tensor.html_writer import write_html_report
+from opdiff.report.tensor.json_writer import write_json_report
+from opdiff.report.tensor.xlsx_writer import write_xlsx_report
+from opdiff.results.findings import Finding
+from opdiff.results.protocol import Result, ResultFamily
 
 REPORT_FORMATS = ("csv", "json", "html", "xlsx")
 
-TensorWriter = Callable[[Report, Path, Sequence[Finding], VerdictLike], Path]
-StatisticsWriter = Callable[[StatisticsReport, Path, Sequence[Finding], StatisticsVerdict], Path]
+# (result, path, findings, verdict) -> path; the result and verdict are those of the writer's family
+Writer = Callable[[Any, Path, Sequence[Finding], Any], Path]
 
-# The CSV is written as rows come (compare(csv=...)); these follow it, named after it.
-TENSOR_WRITERS: Dict[str, TensorWriter] = {"json": write_json_report, "html": write_html_report, "xlsx": write_xlsx_report}
-# A statistics report has no xlsx form.
-STATISTICS_WRITERS: Dict[str, StatisticsWriter] = {"json": write_statistics_json, "html": write_statistics_html}
+# The CSV is written as rows come (compare(csv=...)); these follow it, named after it. A statistics
+# report has no xlsx form.
+WRITERS: Dict[ResultFamily, Dict[str, Writer]] = {
+    ResultFamily.TENSOR: {"json": write_json_report, "html": write_html_report, "xlsx": write_xlsx_report},
+    ResultFamily.STATISTICS: {"json": write_statistics_json, "html": write_statistics_html},
+}
 
 
 def parse_report_formats(text: str) -> List[str]:
@@ -39,3 +38,20 @@ def parse_report_formats(text: str) -> List[str]:
     if unknown:
         raise ValueError(f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(REPORT_FORMATS)}")
     return formats
+
+
+def write_report_formats(result: Result, formats: Sequence[str], findings: Sequence[Finding], verdict: Any) -> List[str]:
+    """Write each of `formats` that `result`'s family has, beside its CSV; one line per format for
+    the console (where it went, or why it was not written)."""
+    if result.csv_path is None:
+        return []
+    writers = WRITERS[result.family]
+    lines = []
+    for name in formats:
+        if name in writers:
+            lines.append(f"{name} report: {writers[name](result, result.csv_path.with_suffix(f'.{name}'), findings, verdict)}")
+        elif name != "csv":
+            written = ["csv", *writers]
+            lines.append(f"{name} report: not written for {result.family.value} dumps "
+                         f"(the {', '.join(written[:-1])} and {written[-1]} reports are)")
+    return lines

@@ -9,12 +9,12 @@ them from ``__init__.pyi``.
 from opdiff._lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "FirstFailure": "opdiff.report.runs_summary",
-    "JobEnd": "opdiff.report.runs_summary",
-    "RunEntry": "opdiff.report.runs_summary",
-    "RunsSummary": "opdiff.report.runs_summary",
-    "RunStatus": "opdiff.report.runs_summary",
-    "TensorAcrossRuns": "opdiff.report.runs_summary",
+    "FirstFailure": "opdiff.results.runs_summary",
+    "JobEnd": "opdiff.results.runs_summary",
+    "RunEntry": "opdiff.results.runs_summary",
+    "RunsSummary": "opdiff.results.runs_summary",
+    "RunStatus": "opdiff.results.runs_summary",
+    "TensorAcrossRuns": "opdiff.results.runs_summary",
     "RunsRequest": "opdiff.runs.job",
     "compare_runs": "opdiff.runs.job",
     "LocalExecutor": "opdiff.runs.local",

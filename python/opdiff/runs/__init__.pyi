@@ -1,6 +1,6 @@
 """Types of the names opdiff.runs exports lazily (__init__.py)."""
 
-from opdiff.report.runs_summary import FirstFailure, JobEnd, RunEntry, RunsSummary, RunStatus, TensorAcrossRuns
+from opdiff.results.runs_summary import FirstFailure, JobEnd, RunEntry, RunsSummary, RunStatus, TensorAcrossRuns
 from opdiff.runs.job import RunsRequest, compare_runs
 from opdiff.runs.local import LocalExecutor
 from opdiff.runs.task import CompareOptions

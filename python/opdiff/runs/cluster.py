@@ -15,7 +15,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
-from opdiff.report.runs_summary import JobEnd
+from opdiff.results.runs_summary import JobEnd
 from opdiff.runs.executor import Execution, OnOutcome
 from opdiff.runs.local import INTERRUPTED
 from opdiff.runs.plan import SideViews

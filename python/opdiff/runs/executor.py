@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Protocol, Sequence
 
-from opdiff.report.runs_summary import JobEnd
+from opdiff.results.runs_summary import JobEnd
 from opdiff.runs.plan import SideViews
 from opdiff.runs.task import RunOutcome, RunTask
 

@@ -10,10 +10,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Union
 
-from opdiff.report.csv_writer import ReferenceCsvWriter
-from opdiff.report.runs_json import write_summary_json
-from opdiff.report.runs_summary import JobEnd, RunEntry, RunsSummary, RunStatus
-from opdiff.report.verdict import Verdict
+from opdiff.report.runs.json_writer import write_summary_json
+from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
+from opdiff.results.runs_summary import JobEnd, RunEntry, RunsSummary, RunStatus
+from opdiff.results.verdict import Verdict
 from opdiff.runs.executor import Executor
 from opdiff.runs.local import LocalExecutor
 from opdiff.runs.plan import RunPlan, plan_runs
@@ -22,7 +22,7 @@ from opdiff.runs.summary import SummaryBuilder
 from opdiff.runs.task import CompareOptions, RunOutcome, RunTask
 
 if TYPE_CHECKING:
-    from opdiff.report.result import Report
+    from opdiff.results.tensor_report import Report
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Sequence
 
-from opdiff.report.runs_summary import JobEnd
+from opdiff.results.runs_summary import JobEnd
 from opdiff.runs.executor import Execution, OnOutcome
 from opdiff.runs.plan import LOCAL, SideViews
 from opdiff.runs.task import RunTask, compare_run, view_sides

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from opdiff.report.runs_summary import (
+from opdiff.results.runs_summary import (
     Cell,
     FirstFailure,
     JobEnd,
@@ -19,12 +19,12 @@ from opdiff.report.runs_summary import (
     RunStatus,
     TensorAcrossRuns,
 )
-from opdiff.report.verdict import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR, ThresholdVerdict, Verdict
+from opdiff.results.verdict import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR, ThresholdVerdict, Verdict
 from opdiff.runs.tree import RunKey
 
 if TYPE_CHECKING:
-    from opdiff.report.result import Report
-    from opdiff.report.rows import CompareRow
+    from opdiff.results.rows import CompareRow
+    from opdiff.results.tensor_report import Report
 
 DEFAULT_METRICS = ("CosineSimilarity", NORM_RATIO_ERROR)
 

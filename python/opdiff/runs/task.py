@@ -14,7 +14,7 @@ from opdiff.runs.roots import Roots
 from opdiff.runs.tree import RunKey, SideView, view_side
 
 if TYPE_CHECKING:
-    from opdiff.report.result import Report
+    from opdiff.results.tensor_report import Report
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutc
     """Compare `task`'s run with the folders `location` sees; refuses folders outside `roots`."""
     from opdiff.engine.comparison import compare
     from opdiff.graph import GraphFormatError
-    from opdiff.report.statistics_result import StatisticsReport
+    from opdiff.results.tensor_report import Report
 
     place = _place_at(task.run, location)
     if place is None:
@@ -90,7 +90,7 @@ def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutc
                          all_occurrences=options.all_occurrences)
     except (ValueError, OSError, GraphFormatError) as error:
         return RunOutcome(task.key, location, reason=str(error))
-    if isinstance(report, StatisticsReport):
+    if not isinstance(report, Report):  # a Result of the statistics family
         return RunOutcome(task.key, location, reason="statistics dumps: compare such a run on its own (opdiff compare -m RUN)")
     return RunOutcome(task.key, location, report=report, interrupted=not report.complete)
 

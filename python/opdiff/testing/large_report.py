@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from opdiff.numerics.core_adapter import metrics
-from opdiff.report.csv_writer import CsvColumns
-from opdiff.report.result import Report
-from opdiff.report.rows import CompareRow, TensorId
-from opdiff.report.scenario import Scenario
+from opdiff.report.tensor.views import TENSOR_VIEWS
+from opdiff.results.columns import CsvColumns
+from opdiff.results.rows import CompareRow, TensorId
+from opdiff.results.scenario import Scenario
+from opdiff.results.tensor_report import Report
 
 OP_TYPES = ("Conv2D", "Relu", "Add", "MatMul", "BatchNorm", "Softmax")
 
@@ -28,7 +29,8 @@ def large_report(rows: int, *, elements: int = 256, seed: int = 0) -> Report:
     rows 16, 1013, 2010, ... (every 997th) faulty, cosine far below 0.99."""
     rng = np.random.default_rng(seed)
     golden = rng.standard_normal((16, elements)).astype(np.float32)
-    report = Report(Scenario.NPU_VS_GOLDEN, Path("my_dump"), Path("golden"), CsvColumns(my_address=True, golden_address=False))
+    report = Report(Scenario.NPU_VS_GOLDEN, Path("my_dump"), Path("golden"), CsvColumns(my_address=True, golden_address=False),
+                    views=TENSOR_VIEWS)
     for i in range(rows):
         op = f"layer{i // 2}/{OP_TYPES[i % len(OP_TYPES)].lower()}_{i}"
         base = CompareRow(index=i // 2, op_type=OP_TYPES[i % len(OP_TYPES)], npu_dump=op, ground_truth=op,

@@ -1,5 +1,5 @@
 """A unit-scale generated network and a device run of it in a chosen precision, with an optional fault:
-the cases that the default verdict (opdiff.report.verdict) must judge right.
+the cases that the default verdict (opdiff.results.verdict) must judge right.
 
 The golden run is a chain of `ops` ops (channel mixing by a random orthogonal matrix, a leaky ReLU,
 re-standardised to unit spread) computed in float64 and stored as float32. The device run holds the

@@ -8,7 +8,7 @@ from typing import Optional, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from opdiff.report.single_op_result import ElementError, Histogram, SingleOpDetail
+from opdiff.results.single_op import ElementError, Histogram, SingleOpDetail
 
 
 def _number(value: float) -> str:

@@ -13,14 +13,14 @@ from typing import Any, Dict, Sequence, Union
 
 from opdiff.fileio.atomic import write_text
 from opdiff.numerics.values import Metrics
-from opdiff.report.findings import Finding
-from opdiff.report.reference_format import NOT_COMPUTED, format_metric
-from opdiff.report.result import Report
-from opdiff.report.rows import CompareRow
-from opdiff.report.verdict import VerdictLike
+from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metric
+from opdiff.results.findings import Finding
+from opdiff.results.rows import CompareRow
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import VerdictLike
 
 SCHEMA_ID = "opdiff-report/1"
-SCHEMA_PATH = Path(__file__).parent / "schema" / "report.schema.json"
+SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "report.schema.json"
 
 Number = Union[float, int, str, None]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Tuple
 
-from opdiff.report.rows import TensorId
+from opdiff.results.rows import TensorId
 
 
 class FindingKind(str, Enum):

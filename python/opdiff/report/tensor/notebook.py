@@ -10,8 +10,8 @@ import html
 from typing import List, Sequence
 
 from opdiff.numerics.view import number
-from opdiff.report.result_views import TensorResult
-from opdiff.report.verdict import Verdict
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import Verdict
 
 WORST_COLUMNS = ("Index", "OpType", "TensorIndex", "Cosine", "MaxAbsErr", "MaxRelErr", "Why")
 
@@ -20,7 +20,7 @@ def _row(tag: str, values: Sequence[str]) -> str:
     return "<tr>" + "".join(f"<{tag}>{html.escape(value)}</{tag}>" for value in values) + "</tr>"
 
 
-def report_html(report: TensorResult, verdict: Verdict, worst: int = 10) -> str:
+def report_html(report: Report, verdict: Verdict, worst: int = 10) -> str:
     """The summary of `report` as an HTML fragment, pass and fail by `verdict`."""
     summary = report.summary(verdict)
     limits = verdict.limits_text(report.rows)

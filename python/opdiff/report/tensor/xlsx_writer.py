@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Union
 
 from opdiff.fileio.atomic import replacing
-from opdiff.report.csv_writer import format_row
-from opdiff.report.findings import Finding
-from opdiff.report.result import Report
-from opdiff.report.rows import CompareRow
-from opdiff.report.verdict import Verdict, VerdictLike
+from opdiff.report.tensor.csv_writer import format_row
+from opdiff.results.findings import Finding
+from opdiff.results.rows import CompareRow
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import Verdict, VerdictLike
 
 EXCEL_MAX_ROWS = 1_048_576  # rows per worksheet, the header included
 

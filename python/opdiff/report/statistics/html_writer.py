@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Sequence
 
 from opdiff.fileio.atomic import write_text
-from opdiff.report.statistics_json import statistics_report_json
-from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.report.statistics.json_writer import statistics_report_json
+from opdiff.results.statistics_verdict import StatisticsVerdict
 
 if TYPE_CHECKING:
-    from opdiff.report.statistics_result import StatisticsReport
+    from opdiff.results.statistics_report import StatisticsReport
 
 _CSS = """
 body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }

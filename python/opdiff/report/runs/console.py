@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from opdiff.report.runs_summary import RunsSummary, RunStatus
+from opdiff.results.runs_summary import RunsSummary, RunStatus
 
 MOST_FAILING = 10
 

@@ -6,43 +6,16 @@ from __future__ import annotations
 import contextlib
 import csv
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, List, Optional, Sequence, Type
+from typing import IO, List, Optional, Type
 
 from opdiff.fileio.atomic import place_without_clobbering, temporary_beside
-from opdiff.numerics.schema import ALGORITHMS
-from opdiff.report.reference_format import NOT_COMPUTED, format_metrics
-from opdiff.report.rows import CompareRow
+from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
+from opdiff.results.columns import CsvColumns
+from opdiff.results.rows import CompareRow
 
 _FORMULA_STARTS = ("=", "+", "-", "%", "@", "＝", "＋", "－", "％", "＠")
-
-
-@dataclass(frozen=True)
-class CsvColumns:
-    """Which of the reference's optional columns a result file has."""
-
-    algorithms: Sequence[str] = ALGORITHMS
-    op_sequence: bool = False  # with -r / -s
-    my_address: bool = True  # dropped when the -m side holds .npy files
-    golden_address: bool = True  # dropped when the -g side holds .npy files
-    overflow: bool = False  # with -overflow_detection / -advisor
-
-    def header(self) -> List[str]:
-        names = ["Index"]
-        if self.op_sequence:
-            names.append("OpSequence")
-        names += ["OpType", "NPUDump", "DataType"]
-        if self.my_address:
-            names.append("Address")
-        names += ["GroundTruth", "DataType"]
-        if self.golden_address:
-            names.append("Address")
-        names += ["TensorIndex", "Shape"]
-        if self.overflow:
-            names.append("OverFlow")
-        return names + list(self.algorithms) + ["CompareFailReason"]
 
 
 def _text(value: Optional[str]) -> str:
@@ -98,7 +71,7 @@ class ReferenceCsvWriter:
     already taken (another run in the same folder and second) gets a ``_1``, ``_2``... suffix.
 
     >>> import tempfile, pathlib
-    >>> from opdiff.report.rows import TensorId
+    >>> from opdiff.results.rows import TensorId
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "result.csv"
     >>> with ReferenceCsvWriter(out, CsvColumns(algorithms=["CosineSimilarity"])) as writer:
     ...     writer.write(CompareRow(0, "Data", "x", "x", TensorId("x", "output", 0), reasons=("no dump",)))

@@ -13,9 +13,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from opdiff.fileio.atomic import replacing
 from opdiff.numerics.tensor_statistics import TensorStatistics
-from opdiff.report.csv_writer import safe_cell
-from opdiff.report.statistics_rows import StatisticsRow
-from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.report.tensor.csv_writer import safe_cell
+from opdiff.results.statistics_rows import StatisticsRow
+from opdiff.results.statistics_verdict import StatisticsVerdict
 
 _SIDE = ("DataType", "Format", "Shape", "Count", "Max", "Min", "Mean", "NaN", "NegInf", "PosInf")
 COLUMNS: List[str] = (

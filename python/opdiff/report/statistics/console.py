@@ -10,9 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from opdiff.report.result_views import StatisticsResult
-from opdiff.report.statistics_rows import StatisticsRow
-from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.results.statistics_report import StatisticsReport
+from opdiff.results.statistics_rows import StatisticsRow
+from opdiff.results.statistics_verdict import StatisticsVerdict
 
 
 def _g(value: float) -> str:
@@ -40,7 +40,7 @@ def first_failure_line(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
             f"{_g(row.golden.min)}, mean {_g(row.my.mean)} vs {_g(row.golden.mean)} ({escape(broken)})")
 
 
-def statistics_renderables(report: StatisticsResult, verdict: StatisticsVerdict = StatisticsVerdict(),
+def statistics_renderables(report: StatisticsReport, verdict: StatisticsVerdict = StatisticsVerdict(),
                            csv_path: Optional[str] = None) -> List[RenderableType]:
     """The console report as rich renderables, in order."""
     summary = report.summary(verdict)
@@ -69,7 +69,7 @@ def statistics_renderables(report: StatisticsResult, verdict: StatisticsVerdict 
     return out
 
 
-def print_statistics_report(report: StatisticsResult, console: Optional[Console] = None,
+def print_statistics_report(report: StatisticsReport, console: Optional[Console] = None,
                             verdict: StatisticsVerdict = StatisticsVerdict(), csv_path: Optional[str] = None) -> None:
     console = console or Console()
     for renderable in statistics_renderables(report, verdict, csv_path):

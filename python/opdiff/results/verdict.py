@@ -22,8 +22,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from opdiff.numerics.schema import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR
 from opdiff.numerics.values import Metrics
-from opdiff.report.limit_text import parse_limit
-from opdiff.report.rows import CompareRow
+from opdiff.results.limit_text import parse_limit
+from opdiff.results.rows import CompareRow
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ class PrecisionVerdict(Verdict):
 
     >>> import numpy as np, opdiff
     >>> y = np.random.default_rng(0).standard_normal(4096)
-    >>> from opdiff.report.rows import TensorId
+    >>> from opdiff.results.rows import TensorId
     >>> row = CompareRow(0, "Conv2D", "c", "c", TensorId("c", "output", 0), my_dtype="float16", golden_dtype="float32",
     ...                  metrics=opdiff.metrics(1.6 * y.astype(np.float16), y))
     >>> verdict = PrecisionVerdict(scale=1.0)

@@ -17,12 +17,12 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from opdiff.fileio.atomic import write_text
 from opdiff.numerics.schema import SIDE_FIELDS, VALUE_FIELDS
-from opdiff.report.findings import Finding
-from opdiff.report.json_writer import report_json
-from opdiff.report.result import Report
-from opdiff.report.verdict import VerdictLike
+from opdiff.report.tensor.json_writer import report_json
+from opdiff.results.findings import Finding
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import VerdictLike
 
-ASSETS = Path(__file__).parent / "html"
+ASSETS = Path(__file__).parent.parent / "html"
 
 # Flattened row fields, in the order the page's arrays hold them: (name, path in the JSON row).
 _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (

@@ -18,17 +18,24 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Optional, Protocol, Union
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 
-from opdiff.report.scenario import Scenario
-from opdiff.report.statistics_console import statistics_renderables
-from opdiff.report.statistics_csv import write_statistics_csv
-from opdiff.report.statistics_rows import StatisticsRow
-from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.results.protocol import ResultFamily, no_views
+from opdiff.results.scenario import Scenario
+from opdiff.results.statistics_rows import StatisticsRow
+from opdiff.results.statistics_verdict import StatisticsVerdict
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class StatisticsViews(Protocol):
+    """How a StatisticsReport shows itself and writes its CSV (report/statistics/views.py)."""
+
+    def console(self, report: StatisticsReport, verdict: StatisticsVerdict, csv_path: Optional[str]) -> List[RenderableType]: ...
+
+    def write_csv(self, report: StatisticsReport, path: Path, verdict: StatisticsVerdict) -> Path: ...
 
 
 @dataclass
@@ -42,6 +49,12 @@ class StatisticsReport:
     complete: bool = True
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None
+    # how it shows itself and writes its CSV (report/statistics/views.py); opdiff.compare hands these over
+    views: Optional[StatisticsViews] = field(default=None, repr=False, compare=False)
+
+    @property
+    def family(self) -> ResultFamily:
+        return ResultFamily.STATISTICS
 
     @property
     def compared(self) -> List[StatisticsRow]:
@@ -72,8 +85,14 @@ class StatisticsReport:
 
     def to_csv(self, path: PathLike, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
         """Write the statistics result CSV (through a temporary file)."""
-        return write_statistics_csv(self.rows, Path(path), verdict)
+        return self._views("write its CSV").write_csv(self, Path(path), verdict)
+
+    def _views(self, what: str) -> StatisticsViews:
+        if self.views is None:
+            raise no_views(self, what)
+        return self.views
 
     def __rich__(self) -> Group:
         """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
-        return Group(*statistics_renderables(self, StatisticsVerdict(), None if self.csv_path is None else str(self.csv_path)))
+        csv_path = None if self.csv_path is None else str(self.csv_path)
+        return Group(*self._views("show itself").console(self, StatisticsVerdict(), csv_path))

@@ -10,7 +10,7 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from opdiff.numerics.values import Metrics
-from opdiff.report.rows import TensorId
+from opdiff.results.rows import TensorId
 
 BLOCK = 1 << 20  # elements per block: two float64 temporaries of 8 MB
 

@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 from opdiff.numerics.frozen import build_frozen
 from opdiff.numerics.tensor_statistics import TensorStatistics
-from opdiff.report.rows import TensorId
+from opdiff.results.rows import TensorId
 
 
 def _difference(a: float, b: float) -> float:

@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from opdiff.report.json_writer import json_number
-from opdiff.report.runs_json import summary_json
-from opdiff.report.runs_summary import RunsSummary
+from opdiff.report.runs.json_writer import summary_json
+from opdiff.report.tensor.json_writer import json_number
+from opdiff.results.runs_summary import RunsSummary
 
-ASSETS = Path(__file__).parent / "html"
+ASSETS = Path(__file__).parent.parent / "html"
 
 
 def heatmap_data(summary: RunsSummary) -> Dict[str, Any]:

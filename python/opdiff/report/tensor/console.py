@@ -11,10 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from opdiff.report.findings import Finding, FindingKind
-from opdiff.report.result_views import TensorResult
-from opdiff.report.rows import CompareRow
-from opdiff.report.verdict import Verdict, VerdictLike
+from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.rows import CompareRow
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import Verdict, VerdictLike
 
 
 def _number(value: float) -> str:
@@ -36,7 +36,7 @@ def _worst_table(rows: Sequence[CompareRow]) -> Table:
     return table
 
 
-def report_renderables(report: TensorResult, verdict: VerdictLike = None, csv_path: Optional[str] = None) -> List[RenderableType]:
+def report_renderables(report: Report, verdict: VerdictLike = None, csv_path: Optional[str] = None) -> List[RenderableType]:
     """The console report as rich renderables, in order (what ``print_report`` and ``rich.print(report)`` show);
     pass and fail by `verdict` (default: the report's default verdict)."""
     judge: Verdict = report.verdict(verdict)
@@ -84,7 +84,7 @@ def report_renderables(report: TensorResult, verdict: VerdictLike = None, csv_pa
     return out
 
 
-def print_report(report: TensorResult, console: Optional[Console] = None, verdict: VerdictLike = None,
+def print_report(report: Report, console: Optional[Console] = None, verdict: VerdictLike = None,
                  csv_path: Optional[str] = None) -> None:
     console = console or Console()
     for renderable in report_renderables(report, verdict, csv_path):

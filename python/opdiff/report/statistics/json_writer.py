@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from opdiff.numerics.tensor_statistics import TensorStatistics
-from opdiff.report.json_writer import json_number, report_envelope, write_json_document
-from opdiff.report.statistics_csv import result_of
-from opdiff.report.statistics_rows import StatisticsRow
-from opdiff.report.statistics_verdict import StatisticsVerdict
+from opdiff.report.statistics.csv_writer import result_of
+from opdiff.report.tensor.json_writer import json_number, report_envelope, write_json_document
+from opdiff.results.statistics_rows import StatisticsRow
+from opdiff.results.statistics_verdict import StatisticsVerdict
 
 if TYPE_CHECKING:
-    from opdiff.report.statistics_result import StatisticsReport
+    from opdiff.results.statistics_report import StatisticsReport
 
 SCHEMA_ID = "opdiff-statistics-report/1"
 

@@ -18,7 +18,7 @@ from typing import Iterable, List, Sequence
 import numpy as np
 
 from opdiff.fileio.atomic import replacing
-from opdiff.report.single_op_result import BLOCK, ElementError, SingleOpDetail, coords_of
+from opdiff.results.single_op import BLOCK, ElementError, SingleOpDetail, coords_of
 
 MAX_LINE_RANGE = (10_000, 1_000_000)
 # Longest prefix kept as is: the longest suffix added ("_relative_error_topn.csv") keeps names under
@@ -115,7 +115,7 @@ def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: boo
 
     >>> import numpy as np, tempfile, pathlib
     >>> from opdiff.engine.single_op import detail_of_arrays
-    >>> from opdiff.report.rows import TensorId
+    >>> from opdiff.results.rows import TensorId
     >>> d = detail_of_arrays(np.array([1.0, 2.5]), np.array([1.0, 2.0]), tensor=TensorId("a/b", "output", 0))
     >>> [p.name for p in write_single_op_files(d, pathlib.Path(tempfile.mkdtemp()))][:2]
     ['a_b_output_0.npy', 'a_b_output_0_summary.txt']

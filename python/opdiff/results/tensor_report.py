@@ -7,25 +7,36 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 
-from opdiff.report.console import report_renderables
-from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter, format_row
-from opdiff.report.notebook import report_html
-from opdiff.report.rows import CompareRow
-from opdiff.report.scenario import Scenario
-from opdiff.report.verdict import PrecisionVerdict, Verdict, VerdictLike, as_verdict
+from opdiff.results.columns import CsvColumns
+from opdiff.results.protocol import ResultFamily, no_views
+from opdiff.results.rows import CompareRow
+from opdiff.results.scenario import Scenario
+from opdiff.results.verdict import PrecisionVerdict, Verdict, VerdictLike, as_verdict
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class TensorViews(Protocol):
+    """How a Report shows itself and writes its reference-compatible CSV (report/tensor/views.py)."""
+
+    def console(self, report: Report, csv_path: Optional[str]) -> List[RenderableType]: ...
+
+    def notebook(self, report: Report, verdict: Verdict) -> str: ...
+
+    def write_csv(self, report: Report, path: Path) -> Path: ...
+
+    def table(self, report: Report) -> Tuple[List[str], List[List[str]]]: ...
 
 
 @dataclass
 class Report:
     """The rows of a comparison (in Index order) and what produced them.
 
-    Pass and fail come from one verdict (opdiff.report.verdict): by default :meth:`verdict`, the
+    Pass and fail come from one verdict (opdiff.results.verdict): by default :meth:`verdict`, the
     precision rows of each tensor's dtype pair (cosine and NormRatioError); any method that takes
     ``verdict`` also takes a Verdict or a list of Thresholds (``--fail-under``). A notebook shows a
     Report as an HTML summary (``_repr_html_``) and ``rich.print(report)`` as the console report of
@@ -59,10 +70,16 @@ class Report:
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
+    # how it shows itself and writes its CSV (report/tensor/views.py); opdiff.compare hands these over
+    views: Optional[TensorViews] = field(default=None, repr=False, compare=False)
     # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
     # asks for the failing rows, the worst and the first failure, each under the same verdict
     _judged: Optional[Tuple[Verdict, List[CompareRow], List[bool]]] = field(
         default=None, init=False, repr=False, compare=False)
+
+    @property
+    def family(self) -> ResultFamily:
+        return ResultFamily.TENSOR
 
     @property
     def compared(self) -> List[CompareRow]:
@@ -114,22 +131,25 @@ class Report:
 
     def to_csv(self, path: PathLike) -> Path:
         """Write the reference tool's result CSV (through a temporary file)."""
-        with ReferenceCsvWriter(Path(path), self.columns) as writer:
-            for row in self.rows:
-                writer.write(row)
-        return Path(path)
+        return self._views("write its CSV").write_csv(self, Path(path))
+
+    def _views(self, what: str) -> TensorViews:
+        if self.views is None:
+            raise no_views(self, what)
+        return self.views
 
     def _repr_html_(self) -> str:
-        """Jupyter's rich display: a compact HTML summary (opdiff.report.notebook)."""
-        return report_html(self, self.verdict())
+        """Jupyter's rich display: a compact HTML summary (opdiff.report.tensor.notebook)."""
+        return self._views("show itself").notebook(self, self.verdict())
 
     def __rich__(self) -> Group:
         """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
-        return Group(*report_renderables(self, csv_path=None if self.csv_path is None else str(self.csv_path)))
+        csv_path = None if self.csv_path is None else str(self.csv_path)
+        return Group(*self._views("show itself").console(self, csv_path))
 
     def to_pandas(self) -> Any:  # pragma: no cover - optional dependency
         """The rows as a pandas DataFrame with the CSV's columns (needs pandas)."""
         import pandas as pd
 
-        header = self.columns.header()
-        return pd.DataFrame([format_row(row, self.columns) for row in self.rows], columns=header)
+        header, cells = self._views("lay out its rows").table(self)
+        return pd.DataFrame(cells, columns=header)

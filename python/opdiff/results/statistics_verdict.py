@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from opdiff.report.limit_text import limit_metric, parse_limit
-from opdiff.report.statistics_rows import StatisticsDifferences, StatisticsRow
+from opdiff.results.limit_text import limit_metric, parse_limit
+from opdiff.results.statistics_rows import StatisticsDifferences, StatisticsRow
 
 #: The statistics metrics by name (``--fail-under NAME=VALUE``), each a StatisticsDifferences field;
 #: a row fails when the value is above the limit.

@@ -1,0 +1,1 @@
+"""Writers of the single-op detail (SingleOpDetail): console, and the reference-style per-element files."""

@@ -1,0 +1,1 @@
+"""Writers of a statistics comparison (StatisticsReport): CSV, JSON, HTML, console."""
