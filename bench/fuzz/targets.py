@@ -203,7 +203,7 @@ def om_seeds(folder: Path) -> List[bytes]:
     simple = simple_model_def().SerializeToString()
     compressed = _fused_model()
     compress(compressed)
-    # Each header variant of real ATC output (real-files.md §1) with the partitions of its era.
+    # Each header variant of real ATC output (docs/reference/device-files.md §1) with the partitions of its era.
     seeds = [om_bytes([atc_partitions(simple, variant)], variant=variant) for variant in OmVariant]
     seeds += [
         om_bytes([[(MODEL_DEF, simple)]]),

@@ -1,6 +1,6 @@
 // Stand-in for CANN's libascend_dump_parser.so, so that msaccucmp (mindstudio-probe) can read NPU
 // dumps in the cross-check and benchmarks. Written from the contract in
-// shared/reference/msaccucmp-behaviour.md §0; bench tooling only, never used by opdiff itself.
+// docs/reference/reference-tool.md §0; bench tooling only, never used by opdiff itself.
 //
 // ParseDumpProtoToJson gets a whole dump file: a native u64 header length, then that many bytes of
 // a serialised toolkit.dumpdata.DumpData. It writes the header as proto3 JSON (field names as in the

@@ -1,5 +1,5 @@
 """Benchmark data sets, written with opdiff's writers: NPU dumps (fp16, ND or NC1HWC0) against fp32
-golden .npy files through a fusion rule, in the shape of msaccucmp-behaviour.md §8: each op's dump
+golden .npy files through a fusion rule, in the shape of docs/reference/reference-tool.md §8: each op's dump
 holds one input (the previous op's output, as on a device) and one output; every 10th op is a
 2-to-1 fusion. Values are cheap to make (one random base per size, scaled per op): the timing is
 what matters, and the noise is still independent of the golden values."""

@@ -1,6 +1,6 @@
 """The reference tool, msaccucmp (mindstudio-probe), run as a black box in its own virtual
 environment, with the libascend_dump_parser.so stand-in of bench/reference_tool on LD_LIBRARY_PATH
-(msaccucmp-behaviour.md §0: without it the reference cannot read any NPU dump)."""
+(docs/reference/reference-tool.md §0: without it the reference cannot read any NPU dump)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ struct AscendDType {
 
 constexpr std::optional<DType> none = std::nullopt;
 
-// msaccucmp-behaviour.md §1.4. DT_UNDEFINED is read as raw int8 bytes, DT_RESOURCE as int64, as
+// docs/reference/reference-tool.md §1.4. DT_UNDEFINED is read as raw int8 bytes, DT_RESOURCE as int64, as
 // the reference does; DT_INT4 is packed two per byte.
 const std::array<AscendDType, 41> kDTypes = {{
     {0, "DT_UNDEFINED", DType::int8},
@@ -64,7 +64,7 @@ struct FormatName {
   std::string_view name;
 };
 
-// msaccucmp-behaviour.md §1.5.
+// docs/reference/reference-tool.md §1.5.
 const std::array<FormatName, 51> kFormats = {{
     {0, "NCHW"}, {1, "NHWC"}, {2, "ND"}, {3, "NC1HWC0"}, {4, "FRACTAL_Z"}, {5, "NC1C0HWPAD"},
     {6, "NHWC1C0"}, {7, "FSR_NCHW"}, {8, "FRACTAL_DECONV"}, {9, "C1HWNC0"}, {10, "FRACTAL_DECONV_TRANSPOSE"},
@@ -79,7 +79,7 @@ const std::array<FormatName, 51> kFormats = {{
     {47, "NCL"}, {48, "FRACTAL_Z_WINO"}, {49, "C1HWC0"}, {255, "MAX"},
 }};
 
-// Nano numbering -> DT_* number (msaccucmp-behaviour.md §1.6).
+// Nano numbering -> DT_* number (docs/reference/reference-tool.md §1.6).
 constexpr std::array<std::pair<int64_t, int64_t>, 19> kNanoDTypes = {{
     {0, 1}, {1, 2}, {2, 3}, {3, 7}, {4, 4}, {6, 5}, {7, 6}, {8, 9}, {9, 8}, {10, 10},
     {11, 12}, {12, 11}, {16, 16}, {17, 17}, {23, 23}, {27, 27}, {28, 0}, {29, 28}, {30, 29},

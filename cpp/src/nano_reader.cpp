@@ -1,4 +1,4 @@
-// Nano dumps (msaccucmp-behaviour.md §1.6): u64 head length, a TLV head describing inputs and
+// Nano dumps (docs/reference/reference-tool.md §1.6): u64 head length, a TLV head describing inputs and
 // outputs, then their bytes. All fields native (little-endian) and packed without padding.
 #include <string>
 

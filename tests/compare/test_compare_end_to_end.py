@@ -37,7 +37,7 @@ def output_desc(origin: str, index: int, shape: List[int], fmt: str = "NCHW") ->
 
 
 def conv_relu_rule() -> dict:
-    """The example of msaccucmp-behaviour.md §3.7: a Data op and a conv+relu fused op."""
+    """The example of docs/reference/reference-tool.md §3.7: a Data op and a conv+relu fused op."""
     return {"graph": [{"name": "ge_default_1", "op": [
         {"name": "x", "type": "Data", "id": 0, "attr": [attr_list_s("_datadump_original_op_names", ["x"])],
          "output_desc": [output_desc("x", 0, [1, 3, 8, 8])]},

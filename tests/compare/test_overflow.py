@@ -78,7 +78,7 @@ def test_cli_table_summary_file_and_exit_codes(folder: Path, tmp_path: Path) -> 
     assert missing.returncode == 2 and "dump folder is expected" in missing.stderr
 
 
-# --- Opdebug records (§6.5) merged with the tensor scan ---------------------------------------
+# --- Opdebug records (docs/reference/reference-tool.md §6.5) merged with the tensor scan -------
 
 from opdiff.dumps.opdebug import AccType  # noqa: E402
 from opdiff.engine.overflow_scan import Source  # noqa: E402

@@ -64,8 +64,9 @@ def test_links_resolve(path: Path) -> None:
 
 
 def test_every_docs_page_is_reachable_from_the_index() -> None:
-    index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
-    pages = [p.name for p in (ROOT / "docs").glob("*.md") if p.name != "README.md"]
+    docs = ROOT / "docs"
+    index = (docs / "README.md").read_text(encoding="utf-8")
+    pages = [p.relative_to(docs).as_posix() for p in sorted(docs.rglob("*.md")) if p != docs / "README.md"]
     assert [name for name in pages if f"({name}" not in index] == []
 
 

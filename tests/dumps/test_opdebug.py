@@ -1,4 +1,4 @@
-"""Opdebug overflow records (msaccucmp-behaviour.md §6.5): the decoder against payloads packed by hand
+"""Opdebug overflow records (docs/reference/reference-tool.md §6.5): the decoder against payloads packed by hand
 here, the project's writer against the decoder, bad payloads, and `opdiff convert` writing the
 record as JSON (§6.6)."""
 

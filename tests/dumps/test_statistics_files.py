@@ -1,4 +1,4 @@
-"""Statistics dumps as files (issue 15, part 2): the writer's device form (real-files.md §2.1), the
+"""Statistics dumps as files (issue 15, part 2): the writer's device form (docs/reference/device-files.md §2.1), the
 reader, bad files, discovery of statistics sides and `opdiff info` on them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Grouping, relations and defaults of msaccucmp-behaviour.md §3.3, from small hand-written atc JSON."""
+"""Grouping, relations and defaults of docs/reference/reference-tool.md §3.3, from small hand-written atc JSON."""
 
 import uuid
 
@@ -43,7 +43,7 @@ def doc(*ops, graphs=None):
     return {"name": "m", "graph": graphs or [{"name": "g", "op": list(ops)}]}
 
 
-# msaccucmp-behaviour.md §3.7, verbatim.
+# docs/reference/reference-tool.md §3.7, verbatim.
 SPEC_EXAMPLE = {"graph": [{"name": "ge_default_1", "op": [
     {"name": "x", "type": "Data", "id": 0,
      "attr": [{"key": "_datadump_original_op_names", "value": {"list": {"s": ["x"], "val_type": 1}}}],

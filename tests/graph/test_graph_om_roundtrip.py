@@ -222,7 +222,7 @@ def test_json_export_of_a_written_model_equals_its_fusion_map(tmp_path):
     om = read_om(path)
     doc = json.loads(json.dumps(export_atc_json(om)))
     assert fusion_map_from_json(doc) == om.fusion_map
-    # the JSON has the shape msaccucmp reads (§3.2)
+    # the JSON has the shape msaccucmp reads (docs/reference/reference-tool.md §3.2)
     conv = next(op for op in doc["graph"][0]["op"] if op["name"] == "conv_relu")
     assert conv["input"] == ["x:0"] and conv["id"] == 1
     assert {"key": "_datadump_original_op_names", "value": {"list": {"s": ["conv", "relu"], "val_type": "VT_LIST_STRING"}}} in conv["attr"]

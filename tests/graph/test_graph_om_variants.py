@@ -1,4 +1,4 @@
-"""The three .om header variants of real ATC output (real-files.md §1), each written by the project's
+"""The three .om header variants of real ATC output (docs/reference/device-files.md §1), each written by the project's
 writer: its raw bytes against the facts (without the reader), the reader, `opdiff graph`, the
 refusals, damaged headers and tables, and the fuzz seeds."""
 
@@ -52,7 +52,7 @@ def run_graph(*args):
     return subprocess.run([sys.executable, "-m", "opdiff", "graph", *map(str, args)], capture_output=True, text=True, env=env)
 
 
-# --- the writer's bytes against real-files.md §1, read with struct alone ---------------------------
+# --- the writer's bytes against docs/reference/device-files.md §1, read with struct alone ---------------------------
 
 def tiny_table(data):
     (count,) = struct.unpack_from("<I", data, 256)

@@ -3,7 +3,7 @@ multiple of C0, rows shorter and longer than a tile, ranges that start and end a
 metric engine's 64K chunks fall mid-row and mid-plane), element widths 1/2/4/8/16 and packed int4.
 
 Stored arrays are random everywhere, padding included, and the expected logical arrays come from
-numpy reshapes and transposes written here from the layout definitions (msaccucmp-behaviour.md
+numpy reshapes and transposes written here from the layout definitions (docs/reference/reference-tool.md
 §5.2), not from the core."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The C++ layouts against an independent, element-by-element numpy implementation of the
-reference tool's index arithmetic (msaccucmp-behaviour.md §5.2 and the §4.4 leading-corner crop),
+reference tool's index arithmetic (docs/reference/reference-tool.md §5.2 and the §4.4 leading-corner crop),
 for every conversion the reference implements. Stored arrays are random everywhere, padding
 included, so a layout that reads padding or misplaces an element fails."""
 

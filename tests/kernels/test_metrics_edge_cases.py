@@ -1,4 +1,4 @@
-"""The reference tool's edge cases (msaccucmp-behaviour.md §4.1), on every SIMD path."""
+"""The reference tool's edge cases (docs/reference/reference-tool.md §4.1), on every SIMD path."""
 
 from __future__ import annotations
 

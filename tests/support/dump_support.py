@@ -19,7 +19,7 @@ DTYPES = (
 
 
 def hifloat8_value(code: int) -> float:
-    """HiFloat8 per the paper (msaccucmp-behaviour.md Appendix A), written independently of the core."""
+    """HiFloat8 per the paper (docs/reference/reference-tool.md Appendix A), written independently of the core."""
     sign = -1.0 if code & 0x80 else 1.0
     if code == 0x00:
         return 0.0

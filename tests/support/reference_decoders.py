@@ -9,7 +9,7 @@ import numpy as np
 
 
 def hifloat8_value(byte: int) -> float:
-    """HiFloat8 per Luo et al. 2024 (shared/reference/msaccucmp-behaviour.md, Appendix A)."""
+    """HiFloat8 per Luo et al. 2024 (docs/reference/reference-tool.md, Appendix A)."""
     if byte == 0x80:
         return math.nan
     if byte in (0x6F, 0xEF):

@@ -1,5 +1,5 @@
 """A float64 numpy implementation of every metric, written from the definitions
-(shared/reference/msaccucmp-behaviour.md §4.1). The core is tested against it."""
+(docs/reference/reference-tool.md §4.1). The core is tested against it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-// Statistics dumps (shared/reference/real-files.md §2.1): the fast path for reading many of them.
+// Statistics dumps (docs/reference/device-files.md §2.1): the fast path for reading many of them.
 // Only files in the device's regular form are parsed here; any file with an irregular line (or
 // one that cannot be read) is left to the full reader in Python (opdiff.dumps.statistics), which
 // says what is wrong with it. The two agree on every regular file (tests/test_statistics_files.py).

@@ -1,6 +1,6 @@
 """`opdiff convert`: dump files to .npy (or raw .bin), optionally re-laid out to a logical format.
 
-Output names follow the reference tool (msaccucmp-behaviour.md §6.6):
+Output names follow the reference tool (docs/reference/reference-tool.md §6.6):
 
 * ``{file}.{input|output}.{i}.npy`` — the stored array (dump shape, dump dtype);
 * ``-t bin``: ``{file}.{input|output}.{i}.{d0_d1_...}.{dtype}.{FORMAT}.bin`` — raw bytes;

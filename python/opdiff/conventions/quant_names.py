@@ -1,4 +1,4 @@
-"""The quantisation naming rules of Ascend models (msaccucmp-behaviour.md §2.1, §2.5, §3.4), in one
+"""The quantisation naming rules of Ascend models (docs/reference/reference-tool.md §2.1, §2.5, §3.4), in one
 place: which op names mark a quantized model's dump, which ops dequantize (their inputs are not
 compared), the patterns of the quant filter, and the op types that quantize.
 

@@ -1,4 +1,4 @@
-"""The reference tool's words for a row it cannot compare (msaccucmp-behaviour.md §2.5, §3.3), kept
+"""The reference tool's words for a row it cannot compare (docs/reference/reference-tool.md §2.5, §3.3), kept
 verbatim, grammar included: scripts match them in the result CSV's last column."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Converting dump files to .npy (or raw .bin), optionally re-laid out to a logical format: the
 engine of `opdiff convert` (commands/convert.py), whose docstring lists the output names
-(msaccucmp-behaviour.md §6.6).
+(docs/reference/reference-tool.md §6.6).
 
 Files are converted in parallel threads (the core releases the GIL); each output is written whole
 or not at all (opdiff.fileio.atomic); a file that cannot be read is reported in its FileResult

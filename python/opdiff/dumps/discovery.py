@@ -1,4 +1,4 @@
-"""Finding dump files: file-name parsing (msaccucmp-behaviour.md §2), the device directory layout,
+"""Finding dump files: file-name parsing (docs/reference/reference-tool.md §2), the device directory layout,
 and an index of tensors by op. No tensor bytes are read here.
 
 NPU dump files are named ``{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}`` (5 fields) or, for
@@ -42,13 +42,13 @@ TASK_TYPES = {0: "AICORE", 1: "AICPU", 2: "DEBUG", 3: "HCCL", 4: "FFTSPLUS"}
 # could not read): never dumps, so discovery and convert pass over them.
 CONVERT_FAILED_LIST = "convert_failed_file_list.txt"
 NOT_DUMPS = ("mapping.csv", CONVERT_FAILED_LIST)
-STATISTICS_SUFFIX = ".csv"  # a statistics dump is named "{dump file name}.csv" (real-files.md §2.1)
+STATISTICS_SUFFIX = ".csv"  # a statistics dump is named "{dump file name}.csv" (docs/reference/device-files.md §2.1)
 
 
 class FileKind(str, Enum):
     NPU = "npu dump"
     GOLDEN = "golden .npy"
-    STATISTICS = "statistics dump"  # per-op statistics CSVs (real-files.md §2.1), maybe beside full dumps
+    STATISTICS = "statistics dump"  # per-op statistics CSVs (docs/reference/device-files.md §2.1), maybe beside full dumps
 
     @property
     def is_npu(self) -> bool:

@@ -1,4 +1,4 @@
-"""FFTS+ sliced dumps (msaccucmp-behaviour.md §2.6): an op run as several thread slices is dumped
+"""FFTS+ sliced dumps (docs/reference/reference-tool.md §2.6): an op run as several thread slices is dumped
 once per slice; its outputs are the slices joined along the cut axis.
 
 The slicing facts come from the first attr of the dump header, a JSON text with ``threadMode``

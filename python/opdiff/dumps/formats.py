@@ -42,7 +42,7 @@ DATA_TYPE_OF: Dict[str, int] = {
     )
 }  # fmt: skip
 
-#: DT_* number -> nano dump numbering (msaccucmp-behaviour.md §1.6).
+#: DT_* number -> nano dump numbering (docs/reference/reference-tool.md §1.6).
 NANO_DATA_TYPE_OF: Dict[int, int] = {
     DATA_TYPE_NUMBERS[dt]: nano
     for dt, nano in (

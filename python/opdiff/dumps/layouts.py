@@ -45,7 +45,7 @@ def transpose_letters(array: np.ndarray, source: str, target: str) -> np.ndarray
 
 
 def fractal_z_group_factor(groups: int, n_per_group: int, c_per_group: int, c0: int) -> int:
-    """How many groups share one FRACTAL_Z block (msaccucmp-behaviour.md §5.2: ``e``)."""
+    """How many groups share one FRACTAL_Z block (docs/reference/reference-tool.md §5.2: ``e``)."""
     return min(
         math.lcm(c_per_group, c0) // c_per_group,
         math.lcm(n_per_group, N0) // n_per_group,

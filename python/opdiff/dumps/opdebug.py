@@ -1,5 +1,5 @@
 """The device's overflow records: ``Opdebug.Node_OpDebug.{task}.{stream}.{timestamp}`` dumps, whose
-first output tensor holds one record (msaccucmp-behaviour.md §6.5).
+first output tensor holds one record (docs/reference/reference-tool.md §6.5).
 
 Two payload forms, all fields little-endian:
 

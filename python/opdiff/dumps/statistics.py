@@ -1,5 +1,5 @@
 """Reading statistics dumps: the CSV a device writes per op execution in ``"dump_data": "stats"``
-mode (shared/reference/real-files.md §2.1), one line per input and output tensor.
+mode (docs/reference/device-files.md §2.1), one line per input and output tensor.
 
 A file that cannot be used at all (unreadable, empty, wrong header) raises StatisticsFormatError
 naming the file; a line that cannot be used (truncated, non-numeric cells, the empty cells of a

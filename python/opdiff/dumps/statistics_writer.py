@@ -1,4 +1,4 @@
-"""Writing statistics dumps in the device's exact form (shared/reference/real-files.md §2.1), for
+"""Writing statistics dumps in the device's exact form (docs/reference/device-files.md §2.1), for
 tests and generated networks: one CSV per op execution, named ``{dump file name}.csv``.
 
 The statistics are taken over the STORED elements, as the device takes them: a tensor written in

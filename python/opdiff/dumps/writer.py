@@ -29,7 +29,7 @@ class DumpForm(str, Enum):
 
     V2 = "v2"  # u64 header length, DumpData header, raw tensor bytes (what devices write)
     V1 = "v1"  # the whole file is a DumpData; tensor bytes in the `data` fields
-    NANO = "nano"  # TLV head (msaccucmp-behaviour.md §1.6)
+    NANO = "nano"  # TLV head (docs/reference/reference-tool.md §1.6)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Overflow analysis of a dump folder (msaccucmp-behaviour.md §6.4-6.5, plus bf16/fp32 NaN/Inf): which
+"""Overflow analysis of a dump folder (docs/reference/reference-tool.md §6.4-6.5, plus bf16/fp32 NaN/Inf): which
 ops overflowed, in timestamp (execution) order, found two ways and merged per op:
 
 * the device's Opdebug records (``Opdebug.Node_OpDebug.*`` dumps, decoded by

@@ -1,4 +1,4 @@
-"""Single-op detail (msaccucmp-behaviour.md §6.2): for one tensor of one op, the worst elements by
+"""Single-op detail (docs/reference/reference-tool.md §6.2): for one tensor of one op, the worst elements by
 absolute and by relative error with their logical coordinates and both values, and an error
 histogram. The pair is found exactly as the network comparison finds it (same matching, same
 layouts); errors are computed in blocks of the logical arrays, so temporaries stay small.

@@ -123,7 +123,7 @@ def my_layout(positional: bool, target: GoldenTarget) -> Optional[str]:
 def _reference_shape(positional: bool, mine: _core.TensorEntry, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
     """The Shape the reference prints, when it is not the compared logical shape: NPU vs NPU the
     stored dump shape; against a golden in ND (or for a scalar-shaped tensor) the flat length,
-    since it then compares without converting the layout (§4.4), except from FRACTAL_NZ/NDC1HWC0."""
+    since it then compares without converting the layout (docs/reference/reference-tool.md §4.4), except from FRACTAL_NZ/NDC1HWC0."""
     if positional:
         return tuple(mine.shape)
     golden_nd = _golden_is_nd(target) and format_name(mine.format) not in NZ_LIKE

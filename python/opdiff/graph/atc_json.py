@@ -1,4 +1,4 @@
-"""Reading an `atc --mode=1` JSON (msaccucmp-behaviour.md §3.2) into a FusionMap."""
+"""Reading an `atc --mode=1` JSON (docs/reference/reference-tool.md §3.2) into a FusionMap."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Attribute name/value compression of offline ATC builds (om-format.md §2.1).
+"""Attribute name/value compression of offline ATC builds (docs/reference/om-layout.md §2.1).
 
 Compressed keys are "\\0" followed by base-127 digits, least significant first, each stored as digit+1.
 A name whose flag in `attrs_use_string_value` is set also has its string values replaced by indices

@@ -1,4 +1,4 @@
-"""Fusion on vs off: mapping the open-fusion rule onto the close-fusion rule's ops (`-cf`, §3.5)."""
+"""Fusion on vs off: mapping the open-fusion rule onto the close-fusion rule's ops (`-cf`, docs/reference/reference-tool.md §3.5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FusionMap: which framework ops every NPU op of an offline model came from (msaccucmp-behaviour.md §3.3).
+"""FusionMap: which framework ops every NPU op of an offline model came from (docs/reference/reference-tool.md §3.3).
 
 Built by the .om and atc JSON readers alike; the compare engine matches dump files through it.
 """

@@ -1,4 +1,4 @@
-"""Grouping NPU ops into fusion groups and naming their relation (msaccucmp-behaviour.md §3.3)."""
+"""Grouping NPU ops into fusion groups and naming their relation (docs/reference/reference-tool.md §3.3)."""
 
 from __future__ import annotations
 

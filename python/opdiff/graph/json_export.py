@@ -1,4 +1,4 @@
-"""Writing a FusionMap as an `atc --mode=1`-compatible JSON (the shape of msaccucmp-behaviour.md §3.2)."""
+"""Writing a FusionMap as an `atc --mode=1`-compatible JSON (the shape of docs/reference/reference-tool.md §3.2)."""
 
 from __future__ import annotations
 

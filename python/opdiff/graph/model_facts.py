@@ -1,8 +1,8 @@
 """What ATC recorded about a model's build: the model-level attributes a user asks about first.
 
-ATC writes them as plain (never compressed) `ModelDef.attr` entries (om-format.md §2.1, §3.1); an
+ATC writes them as plain (never compressed) `ModelDef.attr` entries (docs/reference/om-layout.md §2.1, §3.1); an
 `atc --mode=1` JSON shows the same entries as its top-level `attr` array, as in the two real JSONs
-in shared/samples/atc-json: `atc_cmdline`, `soc_version`, `atc_version`, `framework_type`.
+in tests/data/atc-json: `atc_cmdline`, `soc_version`, `atc_version`, `framework_type`.
 Older builds may lack any of them.
 """
 

@@ -1,4 +1,4 @@
-"""OM2 packages: a zip whose debug/visual.json holds the graph in the atc JSON shape (om-format.md §1.1)."""
+"""OM2 packages: a zip whose debug/visual.json holds the graph in the atc JSON shape (docs/reference/om-layout.md §1.1)."""
 
 from __future__ import annotations
 

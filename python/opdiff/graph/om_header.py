@@ -1,4 +1,4 @@
-"""The 256-byte ModelFileHeader at the start of every .om file (om-format.md §1.1, real-files.md §1).
+"""The 256-byte ModelFileHeader at the start of every .om file (docs/reference/om-layout.md §1.1, docs/reference/device-files.md §1).
 
 Two layouts occur. A "2.0" header (version 0x20000000) has `model_num` at 156 and `platform_version`
 at 160. A "1.0" header (version 0x10000000, ATC 20.x) has no `model_num`: its `platform_version`
@@ -129,7 +129,7 @@ def parse_header(data: bytes, path: str) -> OmHeader:
     if version >= VERSION_2_0:
         model_num, platform_version, platform_type, model_length, _check, is_unknow_model, _reserved = \
             _TAIL_2_0.unpack_from(data, _COMMON.size)
-    else:  # "1.0": never read model_num (real-files.md §1)
+    else:  # "1.0": never read model_num (docs/reference/device-files.md §1)
         platform_version, platform_type, _reserved = _TAIL_1_0.unpack_from(data, _COMMON.size)
         model_num, model_length, is_unknow_model = None, 0, 0
     return OmHeader(

@@ -1,4 +1,4 @@
-"""Partition tables of the sub-models that follow the .om header (om-format.md §1.2-1.4)."""
+"""Partition tables of the sub-models that follow the .om header (docs/reference/om-layout.md §1.2-1.4)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Rules shared by the .om and JSON readers for turning one op's attributes into an `Op`.
 
-Both readers extract the same raw facts (msaccucmp-behaviour.md §3.2-3.3); this module applies the
+Both readers extract the same raw facts (docs/reference/reference-tool.md §3.2-3.3); this module applies the
 defaults, so that a model and its atc JSON give equal ops.
 """
 

@@ -1,4 +1,4 @@
-"""Quantised models: merging the quant fusion rule (`-q`) and the quant filter (msaccucmp-behaviour.md §3.4)."""
+"""Quantised models: merging the quant fusion rule (`-q`) and the quant filter (docs/reference/reference-tool.md §3.4)."""
 
 from __future__ import annotations
 

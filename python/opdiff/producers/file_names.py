@@ -1,4 +1,4 @@
-"""Names of the tensor files a producer writes (msaccucmp-behaviour.md §2.1-2.2), one timestamp
+"""Names of the tensor files a producer writes (docs/reference/reference-tool.md §2.1-2.2), one timestamp
 source, and the ``mapping.csv`` for names too long for a file system.
 
 Golden: ``{escaped op}.{output index}.{timestamp}.npy``. Device: ``{op_type}.{escaped op}.{task}.{stream}.{timestamp}``.

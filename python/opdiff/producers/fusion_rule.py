@@ -1,4 +1,4 @@
-"""A fusion rule (atc --mode=1 shaped, msaccucmp-behaviour.md §3.2) for a rewritten ONNX graph, from
+"""A fusion rule (atc --mode=1 shaped, docs/reference/reference-tool.md §3.2) for a rewritten ONNX graph, from
 its recovered lineage; written with opdiff.graph's exporter and read back by ``opdiff.read_graph``.
 
 Ops, in this order: one ``Data`` op per graph input (named as the golden run names it, so its

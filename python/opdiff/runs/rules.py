@@ -1,5 +1,5 @@
 """Fusion rules for many runs: one rule for every run, or a folder of rules matched to runs by model
-name, as the reference's batch mode matches them (msaccucmp-behaviour.md §2.3). The client reads them."""
+name, as the reference's batch mode matches them (docs/reference/reference-tool.md §2.3). The client reads them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Dump trees: which runs lie below a folder of the device layout
-``{dump_path}/{time}/{device}/{model}/{model_id}/{step}/`` (real-files.md), read from folder names only.
+``{dump_path}/{time}/{device}/{model}/{model_id}/{step}/`` (docs/reference/device-files.md), read from folder names only.
 
 A folder at the ``{model_id}`` level or below is one run (the newest step, or ``--step N``), as a
 single comparison takes it; a folder at the ``{model}``, ``{device}`` or ``{time}`` level is a tree: one

@@ -1,6 +1,6 @@
 """Compressing a ModelDef's op and tensor attributes the way offline ATC builds do (for tests).
 
-Written from om-format.md §2.1 independently of the reader in opdiff.graph.attr_compression.
+Written from docs/reference/om-layout.md §2.1 independently of the reader in opdiff.graph.attr_compression.
 """
 
 from __future__ import annotations

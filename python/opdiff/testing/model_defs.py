@@ -89,7 +89,7 @@ def model_def(name: str, graphs: Iterable[Tuple[str, Iterable[ge.OpDef]]]) -> ge
 
 
 def simple_model_def() -> ge.ModelDef:
-    """The minimal example of msaccucmp-behaviour.md §3.7: an input and a Conv2D+Relu fused op."""
+    """The minimal example of docs/reference/reference-tool.md §3.7: an input and a Conv2D+Relu fused op."""
     x = op_def(
         "x", "Data", original_names=["x"],
         output_descs=[output_desc("x", 0, origin_format="NCHW", origin_shape=[1, 3, 8, 8])],

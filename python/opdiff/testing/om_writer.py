@@ -1,4 +1,4 @@
-"""Writing .om files for tests, benchmarks and the demo (layout from om-format.md §1, real-files.md §1).
+"""Writing .om files for tests, benchmarks and the demo (layout from docs/reference/om-layout.md §1, docs/reference/device-files.md §1).
 
 Written independently of the reader: fields are placed at their documented offsets one by one.
 `variant` picks one of the three header generations real ATC output has (`OmVariant`).
@@ -37,7 +37,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 class OmVariant(Enum):
-    """The header generations of real ATC output (real-files.md §1)."""
+    """The header generations of real ATC output (docs/reference/device-files.md §1)."""
 
     V1_0 = "1.0"  # ATC 20.x: version 0x10000000, no model_num, platform_version at 156, tiny table, `length`
     V2_TINY = "2.0 tiny"  # version 0x20000000, model_num at 156, platform_version at 160, tiny table, `length`
@@ -87,7 +87,7 @@ def atc_partitions(model_def: bytes, variant: OmVariant = OmVariant.V2_WIDE) -> 
     """The partitions a static ATC build of `variant`'s era writes, in its order, around `model_def`.
 
     Old files have four, in the order MODEL_DEF, WEIGHTS_DATA, TBE_KERNELS, TASK_INFO (0, 1, 3, 2);
-    ATC 8.x puts MODEL_INOUT_INFO first (om-format.md §1.3). The other payloads are placeholders.
+    ATC 8.x puts MODEL_INOUT_INFO first (docs/reference/om-layout.md §1.3). The other payloads are placeholders.
 
     >>> [kind for kind, _ in atc_partitions(b"", OmVariant.V1_0)]
     [0, 1, 3, 2]

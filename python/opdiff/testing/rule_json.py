@@ -1,4 +1,4 @@
-"""Building atc --mode=1 fusion-rule JSON (msaccucmp-behaviour.md §3.2) for generated cases."""
+"""Building atc --mode=1 fusion-rule JSON (docs/reference/reference-tool.md §3.2) for generated cases."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ class _Writer:
 
 
 def fusion_case(root: Path, seed: int = 0) -> Case:
-    """NPU vs golden with a fusion rule; every row kind of §2.5 / §3.3 appears at least once."""
+    """NPU vs golden with a fusion rule; every row kind of docs/reference/reference-tool.md §2.5 / §3.3 appears at least once."""
     w = _Writer(root, np.random.default_rng(seed))
     rng = w.rng
 
