@@ -1,4 +1,4 @@
-"""``-map``: which files each tensor would be compared with, without comparing (§3.6):
+"""``-map``: which files each tensor would be compared with, without comparing (docs/reference/reference-tool.md §3.6):
 ``mapping_<YYYYmmddHHMMSS>.csv`` with Index, OpType, NPUDump, GroundTruth, TensorIndex, NPUDumpPath,
 GroundTruthPath (NaN where a side has no file)."""
 

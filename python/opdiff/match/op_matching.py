@@ -1,5 +1,5 @@
 """Matching: which golden tensor each tensor of each NPU dump is compared with
-(msaccucmp-behaviour.md §2.5, §3.3-3.5, §4.5). Produces one OpPlan per compared op; the engine reads
+(docs/reference/reference-tool.md §2.5, §3.3-3.5, §4.5). Produces one OpPlan per compared op; the engine reads
 the op's dump and expands the plan tensor by tensor. Nothing here reads tensor bytes.
 """
 

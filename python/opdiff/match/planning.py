@@ -1,5 +1,5 @@
 """Scenario planning: from two dump folders and the rules, which comparison they describe and the op
-plans that carry it out (msaccucmp-behaviour.md §3.4). Matching one op is op_matching's job; this
+plans that carry it out (docs/reference/reference-tool.md §3.4). Matching one op is op_matching's job; this
 module indexes the sides, chooses the scenario and its rule, and orders the plans."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The result of a single-op detail (msaccucmp-behaviour.md §6.2): the worst elements of one tensor
+"""The result of a single-op detail (docs/reference/reference-tool.md §6.2): the worst elements of one tensor
 pair with their coordinates, the error histograms and both logical arrays. engine/single_op.py
 computes it; the console and the reference's files show it."""
 

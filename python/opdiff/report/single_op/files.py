@@ -1,4 +1,4 @@
-"""The single-op detail's files, as the reference writes them (msaccucmp-behaviour.md §6.2):
+"""The single-op detail's files, as the reference writes them (docs/reference/reference-tool.md §6.2):
 ``{prefix}.npy``, ``{prefix}_summary.txt``, ``{prefix}_absolute_error_topn.csv``,
 ``{prefix}_relative_error_topn.csv`` and, when asked for, the per-element ``{prefix}_{start}.csv``
 chunks of `max_line` lines. Each file is written under a temporary name, then renamed.

@@ -1,4 +1,4 @@
-"""The reference tool's network result CSV (msaccucmp-behaviour.md §6.1), written incrementally
+"""The reference tool's network result CSV (docs/reference/reference-tool.md §6.1), written incrementally
 through a temporary file that becomes the result only when the run completes."""
 
 from __future__ import annotations
