@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple, Union
 
 from opdiff.dumps import read_dump, tensor_metrics
-from opdiff.fileio.atomic import write_text
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.numerics.values import Metrics
 from opdiff.report.tensor.reference_format import format_metrics
@@ -61,4 +61,4 @@ def write_file_result(result: FileComparison, out: PathLike, now: Optional[datet
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"file_result_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
-    return write_text(path, "\n".join(result.lines()) + "\n")
+    return write_text(path, "\n".join(result.lines()) + "\n", mode=RESULT_MODE)

@@ -24,7 +24,7 @@ from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
 from opdiff.dumps.overflow_files import DumpLookup, find_dumps
-from opdiff.fileio.atomic import write_text
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
 from opdiff.numerics.values import SideStats
 
@@ -243,5 +243,5 @@ def write_overflow_summary(scan: OverflowScan, out: PathLike, limit: Optional[in
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"overflow_summary_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
-    return write_text(path, "\n".join(summary_lines(scan, limit)) + "\n")
+    return write_text(path, "\n".join(summary_lines(scan, limit)) + "\n", mode=RESULT_MODE)
 

@@ -26,6 +26,10 @@ from typing import Iterator, Optional, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 TEMPORARY_SUFFIX = ".partial"
+# What a result gets (every file written under -out: CSV, JSON, HTML, xlsx, summaries), as the
+# reference tool gives its result CSV: results may name a customer's model and its layers. The
+# folder -out is created 0700. Dumps, golden files and converted tensors keep the umask's mode.
+RESULT_MODE = 0o600
 
 
 def temporary_beside(target: PathLike) -> Path:
@@ -37,30 +41,35 @@ def temporary_beside(target: PathLike) -> Path:
 
 
 @contextmanager
-def replacing(target: PathLike) -> Iterator[Path]:
-    """A temporary path to write instead of `target`; it becomes `target` when the block ends
-    normally and is removed when it raises."""
+def replacing(target: PathLike, *, mode: Optional[int] = None) -> Iterator[Path]:
+    """A temporary path to write instead of `target`; it becomes `target` (with permission bits
+    `mode`, if given) when the block ends normally and is removed when it raises."""
     target = Path(target)
     temporary = temporary_beside(target)
     try:
         yield temporary
+        if mode is not None:
+            os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
 
 
-def write_text(target: PathLike, text: str, *, encoding: str = "utf-8", newline: Optional[str] = None) -> Path:
-    """Write `text` to `target` through a temporary name; returns the target's path."""
-    with replacing(target) as temporary:
+def write_text(target: PathLike, text: str, *, encoding: str = "utf-8", newline: Optional[str] = None,
+               mode: Optional[int] = None) -> Path:
+    """Write `text` to `target` through a temporary name (permission bits `mode`, if given);
+    returns the target's path."""
+    with replacing(target, mode=mode) as temporary:
         with open(temporary, "w", encoding=encoding, newline=newline) as handle:
             handle.write(text)
     return Path(target)
 
 
-def write_bytes(target: PathLike, data: bytes) -> Path:
-    """Write `data` to `target` through a temporary name; returns the target's path."""
-    with replacing(target) as temporary:
+def write_bytes(target: PathLike, data: bytes, *, mode: Optional[int] = None) -> Path:
+    """Write `data` to `target` through a temporary name (permission bits `mode`, if given);
+    returns the target's path."""
+    with replacing(target, mode=mode) as temporary:
         temporary.write_bytes(data)
     return Path(target)
 

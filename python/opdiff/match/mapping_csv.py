@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterator, List, Sequence
 
 from opdiff.dumps import DumpFormatError, read_dump
-from opdiff.fileio.atomic import replacing
+from opdiff.fileio.atomic import RESULT_MODE, replacing
 from opdiff.match.op_matching import OpPlan
 
 HEADER = ["Index", "OpType", "NPUDump", "GroundTruth", "TensorIndex", "NPUDumpPath", "GroundTruthPath"]
@@ -37,7 +37,7 @@ def mapping_rows(plans: Sequence[OpPlan]) -> Iterator[List[str]]:
 
 def write_mapping_csv(plans: Sequence[OpPlan], path: Path) -> Path:
     """Write the mapping file through a temporary name; rows in Index order."""
-    with replacing(path) as temporary:
+    with replacing(path, mode=RESULT_MODE) as temporary:
         with open(temporary, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(HEADER)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from opdiff.fileio.atomic import write_text
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.results.findings import Finding, FindingKind
 
 
@@ -17,4 +17,4 @@ def write_advisor_summary(findings: Sequence[Finding], folder: Path) -> Path:
         f"Operator Index: {top.index if top and top.kind is not FindingKind.VERDICT else 'NA'}",
         f"Expert Advice: {top.advice if top else 'NA'}",
     ]
-    return write_text(folder / "advisor_summary.txt", "\n".join(lines) + "\n")
+    return write_text(folder / "advisor_summary.txt", "\n".join(lines) + "\n", mode=RESULT_MODE)

@@ -4,10 +4,10 @@ summary (assets html/runs.*; no network access), where people would rather look 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.report.runs.json_writer import summary_json
 from opdiff.report.tensor.json_writer import json_number
 from opdiff.results.runs_summary import RunsSummary
@@ -56,8 +56,4 @@ def render_runs_html(summary: RunsSummary) -> str:
 
 def write_runs_html(summary: RunsSummary, path: Path) -> Path:
     """Write the page through a temporary name."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(render_runs_html(summary), encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_text(path, render_runs_html(summary), mode=RESULT_MODE)

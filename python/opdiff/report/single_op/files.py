@@ -17,7 +17,7 @@ from typing import Iterable, List, Sequence
 
 import numpy as np
 
-from opdiff.fileio.atomic import replacing
+from opdiff.fileio.atomic import RESULT_MODE, replacing
 from opdiff.results.single_op import BLOCK, ElementError, SingleOpDetail, coords_of
 
 MAX_LINE_RANGE = (10_000, 1_000_000)
@@ -45,7 +45,7 @@ def _line(flat: int, coords: Sequence[int], my: float, golden: float, absolute: 
 
 
 def _write_lines(path: Path, lines: Iterable[str]) -> Path:
-    with replacing(path) as temporary:
+    with replacing(path, mode=RESULT_MODE) as temporary:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
             for line in lines:
                 handle.write(line + "\n")
@@ -104,7 +104,7 @@ def file_prefix(prefix: str, out: Path) -> str:
         with open(mapping, newline="", encoding="utf-8") as handle:
             rows = [row for row in csv.reader(handle) if row and row[0] != short]
     rows.append([short, prefix])
-    with replacing(mapping) as temporary:
+    with replacing(mapping, mode=RESULT_MODE) as temporary:
         with open(temporary, "w", newline="", encoding="utf-8") as handle:
             csv.writer(handle, lineterminator="\n").writerows(rows)
     return short
@@ -126,7 +126,7 @@ def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: boo
     out.mkdir(parents=True, exist_ok=True)
     prefix = file_prefix(detail.prefix, out)
     npy = out / f"{prefix}.npy"
-    with replacing(npy) as temporary:
+    with replacing(npy, mode=RESULT_MODE) as temporary:
         with open(temporary, "wb") as handle:
             np.save(handle, detail.my_array)
     written = [npy, _write_lines(out / f"{prefix}_summary.txt", _summary_lines(detail)),

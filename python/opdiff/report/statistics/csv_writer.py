@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from opdiff.fileio.atomic import replacing
+from opdiff.fileio.atomic import RESULT_MODE, replacing
 from opdiff.numerics.tensor_statistics import TensorStatistics
 from opdiff.report.tensor.csv_writer import safe_cell
 from opdiff.results.statistics_rows import StatisticsRow
@@ -93,7 +93,7 @@ def statistics_line(row: StatisticsRow, verdict: StatisticsVerdict, cells: Optio
 
 def write_statistics_csv(rows: Sequence[StatisticsRow], path: Path, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write every row to `path` (through a temporary name, renamed when whole)."""
-    with replacing(path) as temporary:
+    with replacing(path, mode=RESULT_MODE) as temporary:
         with open(temporary, "w", encoding="utf-8", newline="") as handle:
             handle.write(",".join(COLUMNS) + "\n")
             cells = _Cells()

@@ -8,7 +8,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Sequence
 
-from opdiff.fileio.atomic import write_text
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.report.statistics.json_writer import statistics_report_json
 from opdiff.results.statistics_verdict import StatisticsVerdict
 
@@ -81,7 +81,7 @@ def render_statistics_html(document: Dict[str, Any]) -> str:
 def write_statistics_html(report: StatisticsReport, path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the HTML report through a temporary name."""
-    return write_text(path, render_statistics_html(statistics_report_json(report, findings, verdict)))
+    return write_text(path, render_statistics_html(statistics_report_json(report, findings, verdict)), mode=RESULT_MODE)
 
 
 __all__ = ["render_statistics_html", "write_statistics_html"]

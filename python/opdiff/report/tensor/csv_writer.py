@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, List, Optional, Type
 
-from opdiff.fileio.atomic import place_without_clobbering, temporary_beside
+from opdiff.fileio.atomic import RESULT_MODE, place_without_clobbering, temporary_beside
 from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.results.columns import CsvColumns
 from opdiff.results.rows import CompareRow
@@ -86,7 +86,7 @@ class ReferenceCsvWriter:
         self.partial = temporary_beside(self.path)
         # held open across write() calls, closed by close/abandon/discard (or __exit__)
         self._handle: Optional[IO[str]] = open(self.partial, "x", newline="", encoding="utf-8")  # noqa: SIM115
-        os.chmod(self.partial, 0o600)  # as the reference: results may name a customer's model
+        os.chmod(self.partial, RESULT_MODE)
         self._csv = csv.writer(self._handle, lineterminator="\n")
         self._csv.writerow(columns.header())
         self.rows_written = 0

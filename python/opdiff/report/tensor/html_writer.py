@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Tuple
 
-from opdiff.fileio.atomic import write_text
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.schema import SIDE_FIELDS, VALUE_FIELDS
 from opdiff.report.tensor.json_writer import report_json
 from opdiff.results.findings import Finding
@@ -119,4 +119,4 @@ def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = 
     >>> "<canvas" in text and "<link" not in text and 'src="http' not in text
     True
     """
-    return write_text(path, render_html(report_json(report, findings, verdict)))
+    return write_text(path, render_html(report_json(report, findings, verdict)), mode=RESULT_MODE)

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Sequence, Union
 
-from opdiff.fileio.atomic import write_text
+from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.values import Metrics
 from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metric
 from opdiff.results.findings import Finding
@@ -90,7 +90,7 @@ def report_envelope(report: Any, schema: str) -> Dict[str, Any]:
 def write_json_document(document: Dict[str, Any], path: Path) -> Path:
     """Write `document` compactly (no NaN/Inf: they are strings by then) through a temporary name."""
     # json.dumps, not json.dump: only the one-shot encoder runs in C (5x faster for a big report).
-    return write_text(path, json.dumps(document, allow_nan=False, separators=(",", ":")))
+    return write_text(path, json.dumps(document, allow_nan=False, separators=(",", ":")), mode=RESULT_MODE)
 
 
 def report_json(report: Report, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Dict[str, Any]:

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Union
 
-from opdiff.fileio.atomic import replacing
+from opdiff.fileio.atomic import RESULT_MODE, replacing
 from opdiff.report.tensor.csv_writer import format_row
 from opdiff.results.findings import Finding
 from opdiff.results.rows import CompareRow
@@ -69,7 +69,7 @@ def write_xlsx_report(report: Report, path: Path, findings: Sequence[Finding] = 
         raise ValueError("row_limit must leave room for the header and one row")
     judge = report.verdict(verdict)
     path = Path(path)
-    with replacing(path) as temporary:
+    with replacing(path, mode=RESULT_MODE) as temporary:
         _write_book(report, judge, temporary, row_limit, findings)
     return path
 
