@@ -110,6 +110,25 @@ def test_info_stays_readable_on_an_80_column_terminal(dump_dir):
                             capture_output=True, text=True, env=child_env(COLUMNS="80", PATH=""), check=True)
     row = next(line for line in result.stdout.splitlines() if line.lstrip().startswith("input"))
     assert "float16" in row and "NC1HWC0" in row and "…" not in result.stdout
+    assert "[2,2,3,3,16]" in row and "[2,21,3,3]" in row  # shapes whole, not folded character by character
+
+
+def test_info_wraps_a_shape_between_dimensions_on_a_narrow_terminal(dump_dir):
+    folder, _ = dump_dir
+    result = subprocess.run([sys.executable, "-m", "opdiff", "info", str(folder / NAME)],
+                            capture_output=True, text=True, env=child_env(COLUMNS="60", PATH=""), check=True)
+    lines = result.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("input"))
+    column = lines[start].index("[")
+    end = lines[start].index("[", column + 1)  # where the original shape's column starts
+    # the shape cell's lines, read down its column until the next row starts
+    cell = [lines[start][column:end].strip()]
+    for line in lines[start + 1:]:
+        if line[:column].strip() or not line[column:end].strip():
+            break
+        cell.append(line[column:end].strip())
+    assert len(cell) > 1 and "".join(cell).replace(" ", "") == "[2,2,3,3,16]", cell
+    assert all(part.endswith((",", "]")) for part in cell), cell  # broken after a comma, never inside a number
 
 
 @pytest.mark.cli_output

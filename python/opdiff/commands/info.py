@@ -11,7 +11,9 @@ from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
-    from opdiff.dumps import DumpTensor
+    from rich.table import Table
+
+    from opdiff.dumps import DumpFile, DumpTensor
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,13 +25,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def _shape(dims: Sequence[int]) -> str:
-    return "[" + ",".join(str(d) for d in dims) + "]"
+def _shape(dims: Sequence[int], separator: str = ",") -> str:
+    return "[" + separator.join(str(d) for d in dims) + "]"
 
 
 def run(args: argparse.Namespace) -> int:
     from rich import box
     from rich.console import Console
+    from rich.markup import escape
+    from rich.measure import Measurement
     from rich.table import Table
 
     from opdiff.dumps import DumpFormatError, read_dump
@@ -48,27 +52,46 @@ def run(args: argparse.Namespace) -> int:
             print_error(f"{error}")
             status = int(ExitCode.INVALID_DUMP_DATA)  # the others are still listed
             continue
-        title = f"{dump.path.name}  [dim]({dump.form}, op {dump.op_name or '-'}, version {dump.version or '-'}, timestamp {dump.timestamp or '-'})[/]"
-        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        # Identifiers never shrink to "fl…" on a narrow terminal: the statistics get a table of their own.
-        for column in ("io", "index", "dtype", "format", "shape", "original shape", "bytes", "address"):
-            table.add_column(column, justify="right" if column in ("index", "bytes") else "left",
-                             no_wrap=column not in ("shape", "original shape"), overflow="fold")
+        # the title on its own line: rich wraps a table's title at the table's width and crops it
+        console.print(f"{escape(dump.path.name)}  [dim]({dump.form}, op {escape(dump.op_name or '-')}, version {dump.version or '-'}, "
+                      f"timestamp {dump.timestamp or '-'})[/]")
+        table = _tensor_table(dump, ",")
+        if Measurement.get(console, console.options.update_width(1 << 16), table).maximum > console.width:
+            table = _tensor_table(dump, ", ")  # too wide: shapes wrap between dimensions
         stats = Table(box=box.SIMPLE_HEAD, pad_edge=False)
         for column in ("io", "index", "min", "max", "mean", "NaN", "Inf"):
             stats.add_column(column, justify="left" if column == "io" else "right", no_wrap=True)
         for tensor in dump.tensors:
-            dtype = tensor.dtype or tensor.data_type_name  # the DT_* name only when opdiff cannot decode it
-            layout = tensor.format_name + (f" g{tensor.sub_format}" if tensor.sub_format > 1 else "")
-            table.add_row(tensor.role.value, str(tensor.index), dtype, layout, _shape(tensor.shape),
-                          _shape(tensor.original_shape) if tensor.original_shape else "-", f"{tensor.size:,}",
-                          hex(tensor.address) if tensor.address else "-")
             if args.stats:
                 stats.add_row(tensor.role.value, str(tensor.index), *_stats_cells(tensor, args.threads))
         console.print(table)
         if args.stats:
             console.print(stats)
     return status
+
+
+def _tensor_table(dump: DumpFile, separator: str) -> Table:
+    """The tensors of `dump`, shapes written with `separator` between dimensions (", " lets a narrow
+    terminal wrap a shape between dimensions, never inside a number); no address column when no
+    tensor has one."""
+    from rich import box
+    from rich.table import Table as RichTable
+
+    table = RichTable(box=box.SIMPLE_HEAD, pad_edge=False)
+    with_address = any(tensor.address for tensor in dump.tensors)
+    columns = ["io", "index", "dtype", "format", "shape", "original shape", "bytes"] + (["address"] if with_address else [])
+    # Identifiers never shrink to "fl…" on a narrow terminal: the statistics get a table of their own.
+    for column in columns:
+        shape = column in ("shape", "original shape")
+        table.add_column(column, justify="right" if column in ("index", "bytes") else "left",
+                         no_wrap=not shape, overflow="fold", min_width=8 if shape else None)
+    for tensor in dump.tensors:
+        dtype = tensor.dtype or tensor.data_type_name  # the DT_* name only when opdiff cannot decode it
+        layout = tensor.format_name + (f" g{tensor.sub_format}" if tensor.sub_format > 1 else "")
+        cells = [tensor.role.value, str(tensor.index), dtype, layout, _shape(tensor.shape, separator),
+                 _shape(tensor.original_shape, separator) if tensor.original_shape else "-", f"{tensor.size:,}"]
+        table.add_row(*cells, *([hex(tensor.address) if tensor.address else "-"] if with_address else []))
+    return table
 
 
 def _stats_cells(tensor: DumpTensor, threads: int) -> List[str]:
