@@ -46,7 +46,7 @@ def finish_statistics_compare(report: StatisticsReport, args: argparse.Namespace
     if getattr(args, "thresholds", "default") != "default":
         print_error("--thresholds chooses a tensor verdict; statistics dumps have their own (docs/scenario-statistics.md)")
         return ExitCode.BAD_INPUT
-    verdict = StatisticsVerdict.from_texts(limits)
+    verdict = report.verdict(StatisticsVerdict.from_texts(limits) if limits else None)
     if report.csv_path is not None and verdict.thresholds:
         report.to_csv(report.csv_path, verdict)  # the Result column under the user's limits
     console = Console()

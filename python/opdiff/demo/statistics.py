@@ -34,6 +34,6 @@ def run_statistics_demo(folder: Path, *, layout: str, dtype: str, fault_from: Op
     fault = "no fault" if scale == 1 or fault_from is None else f"every output from op {fault_from} ({case.npu_ops[fault_from]}) on x{scale:g}"
     console.print(f"demo data in [bold]{folder}[/]: npu/ ({dtype} {layout} statistics dumps), golden/ (fp32 .npy), "
                   f"model.json (fusion rule); {fault}")
-    print_statistics_report(report, console, csv_path=str(report.csv_path))  # type: ignore[arg-type]
+    print_statistics_report(report, console, report.verdict(), csv_path=str(report.csv_path))  # type: ignore[arg-type]
     print_findings(advise_statistics(report), console)  # type: ignore[arg-type]
     return 0

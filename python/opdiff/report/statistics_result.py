@@ -42,17 +42,25 @@ class StatisticsReport:
     complete: bool = True
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None
+    quantized: bool = False  # my side is a quantized model (the precision rows' int8 row)
 
     @property
     def compared(self) -> List[StatisticsRow]:
         return [row for row in self.rows if row.compared]
 
-    def failing(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> List[StatisticsRow]:
-        """Rows the verdict fails, in Index (execution) order."""
-        return [row for row in self.rows if verdict.fails(row)]
+    def verdict(self, verdict: Optional[StatisticsVerdict] = None) -> StatisticsVerdict:
+        """`verdict` itself; None gives the default one, with the precision rows the tensor verdict
+        would take for this scenario."""
+        return verdict if verdict is not None else StatisticsVerdict(npu_vs_npu=self.scenario.both_npu, quantized=self.quantized)
 
-    def first_failure(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Optional[StatisticsRow]:
-        return next((row for row in self.rows if verdict.fails(row)), None)
+    def failing(self, verdict: Optional[StatisticsVerdict] = None) -> List[StatisticsRow]:
+        """Rows the verdict fails, in Index (execution) order."""
+        judge = self.verdict(verdict)
+        return [row for row in self.rows if judge.fails(row)]
+
+    def first_failure(self, verdict: Optional[StatisticsVerdict] = None) -> Optional[StatisticsRow]:
+        judge = self.verdict(verdict)
+        return next((row for row in self.rows if judge.fails(row)), None)
 
     def worst(self, count: int = 10) -> List[StatisticsRow]:
         """The compared rows with the largest normalised difference of max, min or mean."""
@@ -64,16 +72,16 @@ class StatisticsReport:
 
         return heapq.nlargest(count, self.compared, key=key)
 
-    def summary(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, int]:
+    def summary(self, verdict: Optional[StatisticsVerdict] = None) -> Dict[str, int]:
         failing = len(self.failing(verdict))
         compared = len(self.compared)
         return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
                 "not_compared": len(self.rows) - compared}
 
-    def to_csv(self, path: PathLike, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
+    def to_csv(self, path: PathLike, verdict: Optional[StatisticsVerdict] = None) -> Path:
         """Write the statistics result CSV (through a temporary file)."""
-        return write_statistics_csv(self.rows, Path(path), verdict)
+        return write_statistics_csv(self.rows, Path(path), self.verdict(verdict))
 
     def __rich__(self) -> Group:
         """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
-        return Group(*statistics_renderables(self, StatisticsVerdict(), None if self.csv_path is None else str(self.csv_path)))
+        return Group(*statistics_renderables(self, self.verdict(), None if self.csv_path is None else str(self.csv_path)))
