@@ -78,8 +78,10 @@ def _constant_outputs(rows: Sequence[StatisticsRow]) -> List[Finding]:
             and row.my.max == row.my.min and row.golden.max != row.golden.min]
 
 
-def advise_statistics(report: StatisticsReport, verdict: StatisticsVerdict = StatisticsVerdict()) -> List[Finding]:
-    """The findings for a statistics comparison, most important first (the verdict last)."""
+def advise_statistics(report: StatisticsReport, verdict: Optional[StatisticsVerdict] = None) -> List[Finding]:
+    """The findings for a statistics comparison, most important first (the verdict last); by default
+    under the report's own verdict."""
+    verdict = report.verdict(verdict)
     rows = [row for row in report.rows if row.compared]
     findings = [f for f in (_overflow(rows), _first_divergence(rows, verdict)) if f is not None]
     findings += _constant_outputs(rows)

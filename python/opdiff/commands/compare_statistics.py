@@ -27,7 +27,7 @@ def judge_statistics(report: StatisticsReport, limits: Limits, args: argparse.Na
                          "MinNormDiff, MeanNormDiff, Max/Min/MeanAbsDiff, Max/Min/MeanRelDiff, NanInfCountDiff")
     if getattr(args, "thresholds", "default") != "default":
         raise ValueError("--thresholds chooses a tensor verdict; statistics dumps have their own (docs/scenario-statistics.md)")
-    verdict = StatisticsVerdict.from_texts(limits.statistics)
+    verdict = report.verdict(StatisticsVerdict.from_texts(limits.statistics) if limits.statistics else None)
     if report.csv_path is not None and verdict.thresholds:
         report.to_csv(report.csv_path, verdict)  # the Result column under the user's limits
     return verdict

@@ -15,6 +15,7 @@ from opdiff.demo.statistics_network import write_statistics_case
 from opdiff.report.file_names import result_file_name
 from opdiff.report.statistics.console import print_statistics_report
 from opdiff.report.tensor.console import print_findings
+from opdiff.results.statistics_report import StatisticsReport
 
 
 def run_statistics_demo(folder: Path, *, layout: str, dtype: str, fault_from: Optional[int], scale: float,
@@ -31,9 +32,10 @@ def run_statistics_demo(folder: Path, *, layout: str, dtype: str, fault_from: Op
         console.print(f"[red]error:[/] cannot write the demo data to {folder}: {error.strerror or error}", soft_wrap=True)
         return 2
     report = opdiff.compare(case.npu, case.golden, fusion_rule=case.rule, csv=folder / result_file_name())
+    assert isinstance(report, StatisticsReport), "the statistics demo writes statistics dumps"
     fault = "no fault" if scale == 1 or fault_from is None else f"every output from op {fault_from} ({case.npu_ops[fault_from]}) on x{scale:g}"
     console.print(f"demo data in [bold]{folder}[/]: npu/ ({dtype} {layout} statistics dumps), golden/ (fp32 .npy), "
                   f"model.json (fusion rule); {fault}")
-    print_statistics_report(report, console, csv_path=str(report.csv_path))  # type: ignore[arg-type]
-    print_findings(advise_statistics(report), console)  # type: ignore[arg-type]
+    print_statistics_report(report, console, report.verdict(), csv_path=str(report.csv_path))
+    print_findings(advise_statistics(report), console)
     return 0

@@ -63,7 +63,8 @@ def compare(
 
         notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
         return compare_statistics(scenario, plans, my_index.folder, golden_index.folder,
-                                  notes + unused_dump_notes(my_index, plans, all_occurrences), csv=csv, threads=threads)
+                                  notes + unused_dump_notes(my_index, plans, all_occurrences), csv=csv, threads=threads,
+                                  quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule))
     columns = CsvColumns(
         algorithms=tuple(algorithms),
         op_sequence=ids is not None,

@@ -17,11 +17,11 @@ from opdiff.results.statistics_report import PathLike, StatisticsReport
 
 def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: Path, golden_folder: Path,
                        notes: Sequence[str] = (), *, csv: Optional[PathLike] = None,
-                       threads: Optional[int] = None) -> StatisticsReport:
+                       threads: Optional[int] = None, quantized: bool = False) -> StatisticsReport:
     """Compare planned ops statistic by statistic (`threads` is accepted for the API's sake: one
     thread reads small files fastest). With `csv`, the rows are written there under the default
-    verdict; Ctrl-C returns what was compared, with ``complete=False``."""
-    report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes), views=STATISTICS_VIEWS)
+    verdict (`quantized`: my side is a quantized model, as for the tensor verdict); Ctrl-C returns what was compared, with ``complete=False``."""
+    report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes), quantized=quantized, views=STATISTICS_VIEWS)
     engine = StatisticsEngine()
     # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
     with gc_paused():

@@ -11,3 +11,8 @@ class Scenario(str, Enum):
     NPU_VS_GOLDEN = "npu vs golden (fusion rule)"
     NPU_VS_NPU = "npu vs npu (op names)"
     FUSION_ON_VS_OFF = "npu fusion on vs off (two fusion rules)"
+
+    @property
+    def both_npu(self) -> bool:
+        """Both sides are device runs, each with its own roundings: the verdicts' NPU-vs-NPU rows."""
+        return self in (Scenario.NPU_VS_NPU, Scenario.FUSION_ON_VS_OFF)

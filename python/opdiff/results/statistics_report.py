@@ -49,6 +49,7 @@ class StatisticsReport:
     complete: bool = True
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None
+    quantized: bool = False  # my side is a quantized model (the precision rows' int8 row)
     # how it shows itself and writes its CSV (report/statistics/views.py); opdiff.compare hands these over
     views: Optional[StatisticsViews] = field(default=None, repr=False, compare=False)
 
@@ -60,12 +61,19 @@ class StatisticsReport:
     def compared(self) -> List[StatisticsRow]:
         return [row for row in self.rows if row.compared]
 
-    def failing(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> List[StatisticsRow]:
-        """Rows the verdict fails, in Index (execution) order."""
-        return [row for row in self.rows if verdict.fails(row)]
+    def verdict(self, verdict: Optional[StatisticsVerdict] = None) -> StatisticsVerdict:
+        """`verdict` itself; None gives the default one, with the precision rows the tensor verdict
+        would take for this scenario."""
+        return verdict if verdict is not None else StatisticsVerdict(npu_vs_npu=self.scenario.both_npu, quantized=self.quantized)
 
-    def first_failure(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Optional[StatisticsRow]:
-        return next((row for row in self.rows if verdict.fails(row)), None)
+    def failing(self, verdict: Optional[StatisticsVerdict] = None) -> List[StatisticsRow]:
+        """Rows the verdict fails, in Index (execution) order."""
+        judge = self.verdict(verdict)
+        return [row for row in self.rows if judge.fails(row)]
+
+    def first_failure(self, verdict: Optional[StatisticsVerdict] = None) -> Optional[StatisticsRow]:
+        judge = self.verdict(verdict)
+        return next((row for row in self.rows if judge.fails(row)), None)
 
     def worst(self, count: int = 10) -> List[StatisticsRow]:
         """The compared rows with the largest normalised difference of max, min or mean."""
@@ -77,15 +85,15 @@ class StatisticsReport:
 
         return heapq.nlargest(count, self.compared, key=key)
 
-    def summary(self, verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, int]:
+    def summary(self, verdict: Optional[StatisticsVerdict] = None) -> Dict[str, int]:
         failing = len(self.failing(verdict))
         compared = len(self.compared)
         return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
                 "not_compared": len(self.rows) - compared}
 
-    def to_csv(self, path: PathLike, verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
+    def to_csv(self, path: PathLike, verdict: Optional[StatisticsVerdict] = None) -> Path:
         """Write the statistics result CSV (through a temporary file)."""
-        return self._views("write its CSV").write_csv(self, Path(path), verdict)
+        return self._views("write its CSV").write_csv(self, Path(path), self.verdict(verdict))
 
     def _views(self, what: str) -> StatisticsViews:
         if self.views is None:
@@ -95,4 +103,4 @@ class StatisticsReport:
     def __rich__(self) -> Group:
         """What ``rich.print(report)`` shows: the console report of ``opdiff compare``."""
         csv_path = None if self.csv_path is None else str(self.csv_path)
-        return Group(*self._views("show itself").console(self, StatisticsVerdict(), csv_path))
+        return Group(*self._views("show itself").console(self, self.verdict(), csv_path))

@@ -1,23 +1,24 @@
-"""Pass or fail for a statistics comparison: the metrics a threshold can be put on, their default
-limits per data type, and the ``--fail-under METRIC=VALUE`` grammar for them.
+"""Pass or fail for a statistics comparison: the metrics a threshold can be put on, the default
+limits, and the ``--fail-under METRIC=VALUE`` grammar for them.
 
-The default limits follow from how far a clean device run's statistics can be from the golden's:
+The default limits come from the tensor verdict's error model: each row takes the precision row
+of its data types exactly as the tensor verdict would (opdiff.numerics.precision: the coarser type
+decides, a device float32 takes the fp16 rows, NPU vs NPU and quantized runs their own rows), and
+opdiff.numerics.statistics_limits derives from it how far max, min and mean can move when every
+element carries an error of that size. A tensor fails when its MeanNormDiff or its MaxNormDiff /
+MinNormDiff (differences over the golden's magnitude M) is beyond those limits, or its NaN and
+±Inf counts differ (``NanInfCountDiff`` > 0). A tensor scaled by 1.6 moves its max or min by 0.6 M:
+beyond the fp16 and bf16 limits.
 
-* the device stores each element rounded to its data type, so each element moves by at most the
-  unit roundoff u times its size (fp16 u = 2**-11, bf16 u = 2**-8, fp32 u = 2**-24): the max and
-  min move by at most u times the tensor's magnitude M (its largest |max| or |min|), and so does
-  the mean (an average of elements each moved by at most u * M);
-* the CSV prints each statistic with 6 significant digits: at most 5e-6 of the value on each side.
-
-So a clean tensor has every ``*NormDiff`` (difference over M) below u + 1e-5. The limit is twice
-the rounding, for the device's own arithmetic: fp16 1e-3, bf16 8e-3, fp32 (and wider, and integer
-types, whose statistics are exact) 2e-5, float8 e4m3 0.125, e5m2 0.25; the coarser data type of
-the two sides decides. A tensor scaled by 1.6 moves its max or min by 0.6 M: far beyond any limit.
-NaN and ±Inf counts must agree (``NanInfCountDiff`` 0).
-
+>>> from opdiff.results.rows import TensorId
+>>> from opdiff.numerics.tensor_statistics import TensorStatistics
+>>> golden = TensorStatistics("output", 0, "DT_FLOAT", "ND", (4096,), 4096, 3.49743, -3.6, 0.01, 0, 0, 0)
+>>> mine = TensorStatistics("output", 0, "DT_FLOAT", "ND", (4096,), 4096, 3.49723, -3.6, 0.01, 0, 0, 0)
+>>> row = StatisticsRow(1, "MatMulV2", "fc", "fc", TensorId("fc", "output", 0), mine, golden,
+...                     differences=StatisticsDifferences.between(mine, golden))
 >>> verdict = StatisticsVerdict()
->>> verdict.limit_for("DT_FLOAT16", "DT_FLOAT"), verdict.limit_for("DT_BF16", "DT_BF16")
-(0.001, 0.008)
+>>> verdict.fails(row), verdict.precision_row(row).name, round(verdict.default_limits(row).extremes, 4)
+(False, 'fp16 vs fp32', 0.0341)
 >>> StatisticsThreshold.parse("MeanNormDiff=0.01")
 StatisticsThreshold(metric='MeanNormDiff', value=0.01)
 """
@@ -27,8 +28,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
+from opdiff.numerics.precision import PRECISION_ROWS, PrecisionRow, precision_row
+from opdiff.numerics.statistics_limits import MISSED_FRACTION, StatisticsLimits, statistics_limits
 from opdiff.results.limit_text import limit_metric, parse_limit
 from opdiff.results.statistics_rows import StatisticsDifferences, StatisticsRow
 
@@ -40,17 +43,6 @@ STATISTICS_METRICS: Dict[str, str] = {
     "MaxNormDiff": "max_norm", "MinNormDiff": "min_norm", "MeanNormDiff": "mean_norm",
     "NanInfCountDiff": "special",
 }  # fmt: skip
-
-#: The default *NormDiff limit by data type (twice the unit roundoff, at least 2e-5: see above).
-DEFAULT_LIMITS: Dict[str, float] = {
-    "DT_FLOAT16": 1e-3,
-    "DT_BF16": 8e-3,
-    "DT_FLOAT8_E4M3FN": 0.125,
-    "DT_FLOAT8_E5M2": 0.25,
-    "DT_HIFLOAT8": 0.125,
-}
-EXACT_LIMIT = 2e-5  # fp32, fp64 and integer types: the 6 printed digits of both sides, twice
-NORM_METRICS = ("MaxNormDiff", "MinNormDiff", "MeanNormDiff")
 
 
 @dataclass(frozen=True)
@@ -82,28 +74,38 @@ def is_statistics_threshold(text: str) -> bool:
     return limit_metric(text) in STATISTICS_METRICS
 
 
-@lru_cache(maxsize=256)  # asked for every row; a comparison has a handful of type pairs
-def _default_limit(my_type: str, golden_type: str) -> float:
-    return max(DEFAULT_LIMITS.get(my_type, EXACT_LIMIT), DEFAULT_LIMITS.get(golden_type, EXACT_LIMIT))
+@lru_cache(maxsize=4096)  # asked for every row, several times; a run has a few (types, count) kinds
+def _default_limits(my_type: str, golden_type: str, count: int, npu_vs_npu: bool, quantized: bool) -> StatisticsLimits:
+    return statistics_limits(precision_row(my_type, golden_type, npu_vs_npu=npu_vs_npu, quantized=quantized), count)
 
 
 @dataclass(frozen=True)
 class StatisticsVerdict:
-    """Which rows fail: the given thresholds, or (none given) the default limits of each row's
-    data types on the three *NormDiff metrics plus equal NaN/Inf counts."""
+    """Which rows fail: the given thresholds, or (none given) the default limits of each row
+    (from its precision row and element count) plus equal NaN/Inf counts. `npu_vs_npu` and
+    `quantized` choose the precision rows as they do for the tensor verdict."""
 
     thresholds: Tuple[StatisticsThreshold, ...] = ()
+    npu_vs_npu: bool = False
+    quantized: bool = False
 
-    @staticmethod
-    def limit_for(my_type: Optional[str], golden_type: Optional[str]) -> float:
-        """The default *NormDiff limit: the coarser of the two data types decides."""
-        return _default_limit(my_type or "", golden_type or "")
+    def precision_row(self, row: StatisticsRow) -> PrecisionRow:
+        """The tensor verdict's precision row for the row's data types."""
+        assert row.my is not None and row.golden is not None
+        return precision_row(row.my.data_type, row.golden.data_type, npu_vs_npu=self.npu_vs_npu, quantized=self.quantized)
+
+    def default_limits(self, row: StatisticsRow) -> StatisticsLimits:
+        """The default limits of a compared row (over the larger element count: padding included)."""
+        assert row.my is not None and row.golden is not None
+        count = max(row.my.count, row.golden.count)
+        return _default_limits(row.my.data_type, row.golden.data_type, count, self.npu_vs_npu, self.quantized)
 
     def limits(self, row: StatisticsRow) -> Tuple[StatisticsThreshold, ...]:
         if self.thresholds:
             return self.thresholds
-        limit = self.limit_for(row.my.data_type if row.my else None, row.golden.data_type if row.golden else None)
-        return tuple(StatisticsThreshold(name, limit) for name in NORM_METRICS) + (StatisticsThreshold("NanInfCountDiff", 0),)
+        limits = self.default_limits(row)
+        return (StatisticsThreshold("MaxNormDiff", limits.extremes), StatisticsThreshold("MinNormDiff", limits.extremes),
+                StatisticsThreshold("MeanNormDiff", limits.mean), StatisticsThreshold("NanInfCountDiff", 0))
 
     def violations(self, row: StatisticsRow) -> List[StatisticsThreshold]:
         if row.differences is None:
@@ -117,18 +119,40 @@ class StatisticsVerdict:
         if self.thresholds:
             return any(t.violated_by(d) for t in self.thresholds)
         # The defaults, written out (the same as violations(), asked for every row several times).
-        assert row.my is not None and row.golden is not None
-        worst = d.worst_norm
-        return d.special > 0 or not worst <= _default_limit(row.my.data_type, row.golden.data_type)  # NaN fails
+        if d.special > 0 or d.worst_norm != d.worst_norm:  # NaN/Inf counts differ, or a statistic is NaN on one side
+            return True
+        limits = self.default_limits(row)
+        extreme = d.max_norm if d.max_norm > d.min_norm else d.min_norm
+        return not (extreme <= limits.extremes and d.mean_norm <= limits.mean)
 
-    def describe(self) -> str:
+    def describe(self, rows: Sequence[StatisticsRow] = ()) -> str:
+        """The limits in words; for the defaults, those of the precision rows that `rows` take."""
         if self.thresholds:
             return ", ".join(f"{t.metric} <= {t.value:g}" for t in self.thresholds)
-        return "defaults: *NormDiff <= 1e-3 fp16, 8e-3 bf16, 2e-5 fp32; NaN/Inf counts equal"
+        compared = [row for row in rows if row.differences is not None and row.my is not None and row.golden is not None]
+        extremes: Dict[str, List[float]] = {}
+        means: Dict[str, float] = {}
+        for row in compared:
+            name = self.precision_row(row).name
+            limits = self.default_limits(row)
+            extremes.setdefault(name, []).append(limits.extremes)
+            means[name] = limits.mean
+        parts = [f"{name}: MeanNormDiff <= {means[name]:.3g}, Max/MinNormDiff <= {_span(extremes[name])}"
+                 for name in (row.name for row in PRECISION_ROWS) if name in means]
+        if not parts:
+            parts = [f"MeanNormDiff <= rho, Max/MinNormDiff <= rho sqrt(2 ln(2n / {MISSED_FRACTION:g})), rho the error "
+                     "norm the tensor verdict's precision row passes"]
+        return "defaults: " + "; ".join(parts) + "; NaN/Inf counts equal"
 
     @classmethod
     def from_texts(cls, texts: Sequence[str]) -> StatisticsVerdict:
         return cls(tuple(StatisticsThreshold.parse(text) for text in texts))
 
 
-__all__ = ["DEFAULT_LIMITS", "STATISTICS_METRICS", "StatisticsThreshold", "StatisticsVerdict", "is_statistics_threshold"]
+def _span(values: Sequence[float]) -> str:
+    """``0.0333`` or, where element counts differ, ``0.0331 to 0.0345``."""
+    low, high = f"{min(values):.3g}", f"{max(values):.3g}"
+    return low if low == high else f"{low} to {high}"
+
+
+__all__ = ["STATISTICS_METRICS", "StatisticsThreshold", "StatisticsVerdict", "is_statistics_threshold"]

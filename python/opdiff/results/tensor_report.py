@@ -90,8 +90,7 @@ class Report:
         dtypes, the scenario and the network's scale)."""
         if verdict is not None:
             return as_verdict(verdict)
-        npu_vs_npu = self.scenario in (Scenario.NPU_VS_NPU, Scenario.FUSION_ON_VS_OFF)
-        return PrecisionVerdict.for_rows(self.compared, npu_vs_npu=npu_vs_npu, quantized=self.quantized)
+        return PrecisionVerdict.for_rows(self.compared, npu_vs_npu=self.scenario.both_npu, quantized=self.quantized)
 
     def _fails(self, judge: Verdict) -> List[bool]:
         """``judge.fails`` of every row, in row order; recomputed when rows were added or replaced."""

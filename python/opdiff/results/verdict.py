@@ -5,7 +5,8 @@ Two kinds of verdict:
 
 * :class:`PrecisionVerdict`, the default: a tensor passes when its cosine similarity (direction) is
   at least ``c`` and its NormRatioError ``| ‖x‖ / ‖y‖ − 1 |`` (magnitude) is at most ``r``, with
-  ``(c, r)`` taken from the precision of the dtype pair (:data:`PRECISION_ROWS`); differences that
+  ``(c, r)`` taken from the precision of the dtype pair (:data:`PRECISION_ROWS`, from
+  opdiff.numerics.precision, the rounding model the statistics verdict shares); differences that
   vanish at the scale of the network pass (:func:`network_scale`). docs/metrics.md derives the rows.
 * :class:`ThresholdVerdict`: fixed limits on named metrics, as ``--fail-under METRIC=VALUE`` gives
   them; :data:`REFERENCE_THRESHOLDS` (cosine >= 0.99) is the reference tool's advisor rule,
@@ -17,9 +18,23 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Sequence, Tuple, Union
 
+# The precision rows live with the rounding model they come from; named here as before.
+from opdiff.numerics.precision import (
+    BF16_NPU_VS_NPU,
+    BF16_VS_FP32,
+    COSINE_ROUNDINGS,
+    FP8_VS_FLOAT,
+    FP16_NPU_VS_NPU,
+    FP16_VS_FP32,
+    INT8_CREST_FACTOR,
+    INT8_VS_FLOAT,
+    NORM_ROUNDINGS,
+    PRECISION_ROWS,
+    PrecisionRow,
+    precision_row,
+)
 from opdiff.numerics.schema import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR
 from opdiff.numerics.values import Metrics
 from opdiff.results.limit_text import parse_limit
@@ -65,93 +80,10 @@ REFERENCE_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.9
 
 # --- the default verdict's precision rows -------------------------------------------------------------
 
-# How many independent roundings a tensor deep in a network carries (its ops, their weights and
-# activations along the path that feeds it): errors of independent roundings add in quadrature, so
-# 256 of them give 16 single-rounding errors. The magnitude (norm) of a tensor moves far less than
-# its elements: unbiased rounding errors change it only at second order, so its budget is 64
-# roundings' worth, half the cosine's in relative error; that keeps a wrong scale of 10% visible even
-# in int8. docs/metrics.md derives the table from these two numbers and each format's rounding error.
-COSINE_ROUNDINGS = 256
-NORM_ROUNDINGS = 64
-# The calibrated int8 step relative to a tensor's RMS: peak / 127 with a peak of 4 RMS (a calibrated
-# range clips the rare outliers beyond it).
-INT8_CREST_FACTOR = 4.0
 # Differences below this fraction of the network's median tensor spread pass whatever their cosine:
 # at that scale both sides are zero for every purpose (e.g. a branch of order 1e-41 beside tensors of
 # order 1, flushed to 0 by fp16).
 NEGLIGIBLE_FRACTION = 1e-5
-
-
-@dataclass(frozen=True)
-class PrecisionRow:
-    """One documented row of the default verdict: the dtype pairs it covers and its limits."""
-
-    name: str
-    single_rounding: float  # RMS relative error of one rounding (quantisation) to this precision
-
-    @property
-    def cosine(self) -> float:
-        """c = sqrt(1 - rho_c^2): the smallest cosine of an error of relative norm rho_c."""
-        rho = math.sqrt(COSINE_ROUNDINGS) * self.single_rounding
-        return math.sqrt(1.0 - rho * rho)
-
-    @property
-    def norm_ratio(self) -> float:
-        """r = rho_r: | ||x|| / ||y|| - 1 | <= ||x - y|| / ||y|| (triangle inequality)."""
-        return math.sqrt(NORM_ROUNDINGS) * self.single_rounding
-
-    def as_dict(self) -> Dict[str, object]:
-        return {"dtypes": self.name, "CosineSimilarity": self.cosine, NORM_RATIO_ERROR: self.norm_ratio}
-
-
-def _float_rounding(mantissa_bits: int) -> float:
-    """Round to nearest with unit roundoff u = 2^-(p) leaves a relative error uniform in [-u, u]: RMS u/sqrt(3)."""
-    return 2.0 ** -mantissa_bits / math.sqrt(3.0)
-
-
-FP16_VS_FP32 = PrecisionRow("fp16 vs fp32", _float_rounding(11))
-BF16_VS_FP32 = PrecisionRow("bf16 vs fp32", _float_rounding(8))
-INT8_VS_FLOAT = PrecisionRow("int8-quantised vs float", INT8_CREST_FACTOR / (127 * math.sqrt(12.0)))
-# Two device runs in one format: both sides carry their own roundings, which add in quadrature.
-FP16_NPU_VS_NPU = PrecisionRow("equal dtypes NPU vs NPU (fp16, fp32)", math.sqrt(2.0) * _float_rounding(11))
-BF16_NPU_VS_NPU = PrecisionRow("equal dtypes NPU vs NPU (bf16)", math.sqrt(2.0) * _float_rounding(8))
-FP8_VS_FLOAT = PrecisionRow("fp8 / hifloat8 vs float", _float_rounding(4))
-
-PRECISION_ROWS: Tuple[PrecisionRow, ...] = (FP16_VS_FP32, BF16_VS_FP32, INT8_VS_FLOAT, FP16_NPU_VS_NPU, BF16_NPU_VS_NPU,
-                                            FP8_VS_FLOAT)
-
-# The precision class of a dtype as it is computed on the device. float32 (and float64) tensors take
-# the fp16 rows: ATC's default precision modes (force_fp16, allow_fp32_to_fp16, HF32 on the Cube
-# units) compute them with an 11-bit significand; integer and boolean tensors take the finest row.
-_DTYPE_CLASS = {
-    "float16": "fp16", "DT_FLOAT16": "fp16", "float32": "fp16", "DT_FLOAT": "fp16", "float64": "fp16",
-    "DT_DOUBLE": "fp16", "bfloat16": "bf16", "DT_BF16": "bf16",
-    "float8_e4m3fn": "fp8", "float8_e5m2": "fp8", "DT_FLOAT8_E4M3FN": "fp8", "DT_FLOAT8_E5M2": "fp8",
-    "DT_HIFLOAT8": "fp8",
-}
-_COARSENESS = {"fp16": 0, "bf16": 1, "fp8": 2}
-
-
-@lru_cache(maxsize=256)  # asked for every row; a comparison has a handful of dtype pairs
-def precision_row(my_dtype: Optional[str], golden_dtype: Optional[str], *, npu_vs_npu: bool, quantized: bool) -> PrecisionRow:
-    """The row of the default verdict that a tensor pair falls under: the coarser side decides.
-
-    >>> precision_row("float16", "float32", npu_vs_npu=False, quantized=False).name
-    'fp16 vs fp32'
-    >>> precision_row("bfloat16", "bfloat16", npu_vs_npu=True, quantized=False).name
-    'equal dtypes NPU vs NPU (bf16)'
-    >>> precision_row("float16", "float32", npu_vs_npu=False, quantized=True).name
-    'int8-quantised vs float'
-    """
-    classes = [_DTYPE_CLASS.get(dtype or "", "fp16") for dtype in (my_dtype, golden_dtype)]
-    coarsest = max(classes, key=_COARSENESS.__getitem__)
-    if coarsest == "fp8":
-        return FP8_VS_FLOAT
-    if quantized:
-        return INT8_VS_FLOAT
-    if npu_vs_npu and my_dtype == golden_dtype:
-        return BF16_NPU_VS_NPU if coarsest == "bf16" else FP16_NPU_VS_NPU
-    return BF16_VS_FP32 if coarsest == "bf16" else FP16_VS_FP32
 
 
 def network_scale(rows: Iterable[CompareRow]) -> float:
@@ -276,9 +208,18 @@ def as_verdict(value: Union[Verdict, Sequence[Threshold]]) -> Verdict:
 
 
 __all__ = [
+    "BF16_NPU_VS_NPU",
+    "BF16_VS_FP32",
+    "COSINE_ROUNDINGS",
+    "FP8_VS_FLOAT",
+    "FP16_NPU_VS_NPU",
+    "FP16_VS_FP32",
     "HIGHER_IS_BETTER",
+    "INT8_CREST_FACTOR",
+    "INT8_VS_FLOAT",
     "METRIC_FIELDS",
     "NORM_RATIO_ERROR",
+    "NORM_ROUNDINGS",
     "PRECISION_ROWS",
     "REFERENCE_THRESHOLDS",
     "PrecisionRow",

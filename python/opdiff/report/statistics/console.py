@@ -48,7 +48,7 @@ def statistics_renderables(report: StatisticsReport, verdict: StatisticsVerdict 
         f"[bold]opdiff compare[/] ({report.scenario.value}, statistics dumps)",
         f"  my:     {escape(str(report.my_folder))}\n  golden: {escape(str(report.golden_folder))}",
         f"  {summary['rows']} rows: {summary['compared']} tensors compared by their statistics, [green]{summary['passing']} pass[/], "
-        f"[red]{summary['failing']} fail[/] ({escape(verdict.describe())}), {summary['not_compared']} not compared",
+        f"[red]{summary['failing']} fail[/] ({escape(verdict.describe(report.rows))}), {summary['not_compared']} not compared",
     ]
     if not report.complete:
         out.append("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")

@@ -53,7 +53,7 @@ def statistics_report_json(report: StatisticsReport, findings: Sequence[Any] = (
                            verdict: StatisticsVerdict = StatisticsVerdict()) -> Dict[str, Any]:
     return {
         **report_envelope(report, SCHEMA_ID),
-        "verdict": verdict.describe(),
+        "verdict": verdict.describe(report.rows),
         "thresholds": [{"metric": t.metric, "value": t.value, "fails_when": "above"} for t in verdict.thresholds],
         "summary": report.summary(verdict),
         "rows": [statistics_row_json(row, verdict) for row in report.rows],
