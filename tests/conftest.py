@@ -2,14 +2,11 @@ import os
 
 import pytest
 
-# A suite run against a source tree (PYTHONPATH=python, the core built in place) must have every
-# child import the same opdiff, also a child that starts in another folder: the path made absolute
-# before any test starts one.
-if os.environ.get("PYTHONPATH"):
-    os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(part) for part in os.environ["PYTHONPATH"].split(os.pathsep) if part)
-
 import opdiff
+from tests.support.child_env import make_pythonpath_absolute
 from tests.support.simd import SIMD_PATHS
+
+make_pythonpath_absolute()
 
 # tools/check_wheel.sh and cibuildwheel set this: the suite must then test the installed wheel, and a
 # run that silently imported the source tree's python/opdiff would prove nothing about the wheel.

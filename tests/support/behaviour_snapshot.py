@@ -29,6 +29,7 @@ from typing import Dict, List, Optional, Sequence
 
 from opdiff.testing.side_by_side_cases import all_cases
 from tests.support import paths
+from tests.support.child_env import make_pythonpath_absolute
 
 SNAPSHOT = paths.DATA / "behaviour_snapshot.json"
 ATC_SAMPLES = sorted((paths.DATA / "atc-json").glob("*.json"))
@@ -132,6 +133,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--update", action="store_true", help="rewrite tests/data/behaviour_snapshot.json")
     parser.add_argument("--keep", type=Path, help="leave the normalised outputs in this folder")
     args = parser.parse_args(argv)
+    make_pythonpath_absolute()  # the runs start in their own folders
     with tempfile.TemporaryDirectory(prefix="opdiff-snapshot-") as folder:
         hashes = take_snapshot(Path(folder), args.keep)
     if args.update:

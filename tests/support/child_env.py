@@ -16,3 +16,12 @@ def child_env(**variables: str) -> Dict[str, str]:
     """`variables` plus the sanitizer runtime's variables of this process, if any."""
     inherited = {name: os.environ[name] for name in SANITIZER_VARIABLES if name in os.environ}
     return {**inherited, **variables}
+
+
+def make_pythonpath_absolute() -> None:
+    """A suite run against a source tree (PYTHONPATH=python, the core built in place) must have every
+    child import the same opdiff, also a child that starts in another folder: the path is made
+    absolute before any child starts."""
+    if os.environ.get("PYTHONPATH"):
+        parts = os.environ["PYTHONPATH"].split(os.pathsep)
+        os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(part) for part in parts if part)
