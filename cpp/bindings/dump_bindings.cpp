@@ -133,9 +133,8 @@ py::dict header_dict(const py::bytes& message) {
   return d;
 }
 
-}  // namespace
-
-void register_dumps(py::module_& m) {
+// DumpFormatError (a ValueError) for damaged files, their messages decoded leniently.
+void register_dump_error(py::module_& m) {
   static py::exception<DumpFormatError> dump_error(m, "DumpFormatError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -146,7 +145,10 @@ void register_dumps(py::module_& m) {
       py::set_error(dump_error, text(e.what()));
     }
   });
+}
 
+// TensorRole, TensorFile and TensorEntry: an opened file and the tensors it lists.
+void register_tensor_files(py::module_& m) {
   py::native_enum<TensorRole>(m, "TensorRole", "enum.Enum", "Which list of a dump a tensor is in.")
       .value("input", TensorRole::input)
       .value("output", TensorRole::output)
@@ -214,7 +216,10 @@ void register_dumps(py::module_& m) {
       py::arg("path"), "Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.");
   m.def("stored_bytes", &stored_bytes, py::arg("file"), py::arg("role"), py::arg("index"),
         "The stored bytes of one tensor as a read-only uint8 array over the file's bytes (no copy).");
+}
 
+// TensorView: one tensor in a logical layout, and the comparison of two of them.
+void register_tensor_views(py::module_& m) {
   py::class_<TensorView>(m, "TensorView", "One tensor laid out in a logical format; an ElementSource for the core.")
       .def(py::init(&view_of), py::arg("file"), py::arg("role"), py::arg("index"), py::arg("as_stored") = false,
            py::arg("format") = py::none(), py::arg("shape") = py::none())
@@ -315,7 +320,10 @@ void register_dumps(py::module_& m) {
       py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("max_elements") = 0,
       "Every metric of x (my) against y (golden), reading both through their layouts; as compute_metrics.\n"
       "max_elements > 0 compares only the first that many logical elements of each side.");
+}
 
+// TensorFileCache: the partner files kept open across the pairs of a batch.
+void register_file_cache(py::module_& m) {
   py::class_<TensorFileCache, std::shared_ptr<TensorFileCache>>(m, "TensorFileCache",
                               "Recently opened files by path (thread-safe; unreadable files remembered with their error). "
                               "Holds at most budget_bytes of files, never one larger.")
@@ -334,7 +342,10 @@ void register_dumps(py::module_& m) {
           py::arg("path"), "The open file at path (opened now or earlier); raises its DumpFormatError.")
       .def_property_readonly("files", &TensorFileCache::files)
       .def_property_readonly("bytes", &TensorFileCache::bytes);
+}
 
+// The dump header decoder and the Ascend number <-> name tables.
+void register_ascend_tables(py::module_& m) {
   m.def("decode_dump_header", &header_dict, py::arg("message"),
         "Decode a serialised DumpData with the core's wire decoder (for tests and tools).");
   m.def("ascend_dtype_name", [](int64_t n) { return optional_name(ascend_dtype_name(n)); });
@@ -370,4 +381,14 @@ void register_dumps(py::module_& m) {
   m.def("default_target_format", &default_target_format, py::arg("stored_format"), py::arg("stored_rank"));
   m.def("reference_converts", &reference_converts, py::arg("stored_format"), py::arg("target_format"));
   m.attr("AS_STORED") = kAsStored;
+}
+
+}  // namespace
+
+void register_dumps(py::module_& m) {
+  register_dump_error(m);
+  register_tensor_files(m);  // types before the functions whose signatures name them
+  register_tensor_views(m);
+  register_file_cache(m);
+  register_ascend_tables(m);
 }
