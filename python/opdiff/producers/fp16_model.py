@@ -67,8 +67,36 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
     >>> [n.op_type for n in m.graph.node], m.graph.initializer[0].data_type == TensorProto.FLOAT16
     (['Cast', 'MatMul'], True)
     """
+    plan = _plan(model, keep_fp32, types)
+    initializers, renamed_input = _convert_initializers(plan)
+    nodes = _input_casts(plan, renamed_input)
+    fp32_outputs = _convert_nodes(plan, renamed_input, nodes)
+    return Fp16Model(_assemble(model, nodes, initializers, fp32_outputs), sorted(plan.fp32_nodes))
+
+
+@dataclass
+class _Plan:
+    """What the conversion decides before it writes a node: which tensors are float, which nodes stay
+    fp32, and who reads each tensor."""
+
+    graph: OnnxGraph
+    opset: int
+    float_tensors: Set[str]
+    initializers: Dict[str, OnnxTensor]
+    fp32_nodes: Set[str]
+    readers: Dict[str, List[Tuple[OnnxNode, int]]]
+
+    def consumer_wants_fp16(self, node: OnnxNode, index: int) -> bool:
+        return node.name not in self.fp32_nodes and _allows_fp16(node, index, self.opset)
+
+    @property
+    def graph_inputs(self) -> Set[str]:
+        return {value.name for value in self.graph.input if value.name not in self.initializers}
+
+
+def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[str, str]]) -> _Plan:
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto
 
     graph = model.graph
     opset = _opset(model)
@@ -83,7 +111,6 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
     initializers = {init.name: init for init in graph.initializer}
     float_tensors.update(name for name, init in initializers.items() if init.data_type == TensorProto.FLOAT)
     keep_types = set(keep_fp32)
-
     fp32_nodes: Set[str] = set()
     for node in graph.node:
         wants_fp32 = node.op_type in keep_types or any(
@@ -91,72 +118,100 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
         ) or any(t in float_tensors and not _allows_fp16(node, i, opset, is_output=True) for i, t in enumerate(node.output) if t)
         if wants_fp32 and node.op_type not in ("Cast",):
             fp32_nodes.add(node.name)
-
-    def consumer_wants_fp16(node: OnnxNode, index: int) -> bool:
-        return node.name not in fp32_nodes and _allows_fp16(node, index, opset)
-
-    # Initializers: fp16 where every reader takes fp16, fp32 where none does, both where mixed.
     readers: Dict[str, List[Tuple[OnnxNode, int]]] = {}
     for node in graph.node:
         for index, tensor in enumerate(node.input):
             readers.setdefault(tensor, []).append((node, index))
-    new_initializers = []
-    renamed_input: Dict[Tuple[str, int], str] = {}  # (node, input index) -> tensor to read instead
-    for name, init in initializers.items():
+    return _Plan(graph, opset, float_tensors, initializers, fp32_nodes, readers)
+
+
+def _convert_initializers(plan: _Plan) -> Tuple[List[OnnxTensor], Dict[Tuple[str, int], str]]:
+    """Initializers: fp16 where every reader takes fp16, fp32 where none does, both where mixed; and
+    (node, input index) -> the fp16 copy to read instead, for the mixed ones."""
+    from onnx import TensorProto, numpy_helper
+
+    converted: List[OnnxTensor] = []
+    renamed_input: Dict[Tuple[str, int], str] = {}
+    for name, init in plan.initializers.items():
         if init.data_type != TensorProto.FLOAT:
-            new_initializers.append(init)
+            converted.append(init)
             continue
-        wants = [(node, index, consumer_wants_fp16(node, index)) for node, index in readers.get(name, [])]
+        wants = [(node, index, plan.consumer_wants_fp16(node, index)) for node, index in plan.readers.get(name, [])]
         half = numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float16), name)
         if all(w for _, _, w in wants):
-            new_initializers.append(half)
+            converted.append(half)
         elif not any(w for _, _, w in wants):
-            new_initializers.append(init)
+            converted.append(init)
         else:
-            new_initializers.append(init)
+            converted.append(init)
             half.name = name + FP16_SUFFIX
-            new_initializers.append(half)
+            converted.append(half)
             for node, index, w in wants:
                 if w:
                     renamed_input[(node.name, index)] = half.name
+    return converted, renamed_input
+
+
+def _input_casts(plan: _Plan, renamed_input: Dict[Tuple[str, int], str]) -> List[OnnxNode]:
+    """A Cast to fp16 of each float graph input (as a compiled device model converts its inputs);
+    the readers that take fp16 read the cast."""
+    from onnx import TensorProto, helper
 
     nodes: List[OnnxNode] = []
-    graph_inputs = {value.name for value in graph.input if value.name not in initializers}
-    for value in graph.input:
-        if value.name in graph_inputs and value.name in float_tensors:
+    graph_inputs = plan.graph_inputs
+    for value in plan.graph.input:
+        if value.name in graph_inputs and value.name in plan.float_tensors:
             cast_out = value.name + FP16_SUFFIX
             nodes.append(helper.make_node("Cast", [value.name], [cast_out], name=f"{value.name}_to_fp16", to=TensorProto.FLOAT16))
-            for node, index in readers.get(value.name, []):
-                if consumer_wants_fp16(node, index):
+            for node, index in plan.readers.get(value.name, []):
+                if plan.consumer_wants_fp16(node, index):
                     renamed_input[(node.name, index)] = cast_out
+    return nodes
 
-    fp32_outputs: Dict[str, str] = {}  # fp32 tensor written by a kept node -> its fp16 copy
-    for node in graph.node:
+
+def _convert_nodes(plan: _Plan, renamed_input: Dict[Tuple[str, int], str], nodes: List[OnnxNode]) -> Dict[str, str]:
+    """Append every node of the graph to `nodes`, rewired to its fp16 inputs, a kept-fp32 node with
+    Casts around it; returns each fp32 tensor written by a kept node -> its fp16 copy."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    graph_inputs = plan.graph_inputs
+    fp32_outputs: Dict[str, str] = {}
+    for node in plan.graph.node:
         new = onnx.NodeProto()
         new.CopyFrom(node)
         for index, tensor in enumerate(node.input):
             if (node.name, index) in renamed_input:
                 new.input[index] = renamed_input[(node.name, index)]
-            elif tensor in fp32_outputs and consumer_wants_fp16(node, index):
+            elif tensor in fp32_outputs and plan.consumer_wants_fp16(node, index):
                 new.input[index] = fp32_outputs[tensor]
         _convert_attributes(new)
-        if node.name in fp32_nodes:
-            # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up.
-            for index, tensor in enumerate(new.input):
-                if tensor and tensor in float_tensors and tensor not in initializers and tensor not in fp32_outputs and tensor not in graph_inputs:
-                    up = f"{tensor}{FP32_SUFFIX}_{node.name}"
-                    nodes.append(helper.make_node("Cast", [tensor], [up], name=f"{node.name}_input{index}_to_fp32", to=TensorProto.FLOAT))
-                    new.input[index] = up
+        if node.name not in plan.fp32_nodes:
             nodes.append(new)
-            for index, tensor in enumerate(node.output):
-                if tensor and tensor in float_tensors:
-                    down = tensor + FP16_SUFFIX
-                    nodes.append(helper.make_node("Cast", [tensor], [down], name=f"{node.name}_output{index}_to_fp16", to=TensorProto.FLOAT16))
-                    fp32_outputs[tensor] = down
             continue
+        # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up.
+        for index, tensor in enumerate(new.input):
+            if (tensor and tensor in plan.float_tensors and tensor not in plan.initializers and tensor not in fp32_outputs
+                    and tensor not in graph_inputs):
+                up = f"{tensor}{FP32_SUFFIX}_{node.name}"
+                nodes.append(helper.make_node("Cast", [tensor], [up], name=f"{node.name}_input{index}_to_fp32", to=TensorProto.FLOAT))
+                new.input[index] = up
         nodes.append(new)
+        for index, tensor in enumerate(node.output):
+            if tensor and tensor in plan.float_tensors:
+                down = tensor + FP16_SUFFIX
+                nodes.append(helper.make_node("Cast", [tensor], [down], name=f"{node.name}_output{index}_to_fp16", to=TensorProto.FLOAT16))
+                fp32_outputs[tensor] = down
+    return fp32_outputs
 
-    # Field by field: a whole-model copy would copy every fp32 weight only to drop it.
+
+def _assemble(model: OnnxModel, nodes: List[OnnxNode], initializers: List[OnnxTensor], fp32_outputs: Dict[str, str]) -> OnnxModel:
+    """The converted model, field by field: a whole-model copy would copy every fp32 weight only to
+    drop it. Float graph outputs become fp16, but those a kept-fp32 node writes."""
+    import onnx
+    from onnx import TensorProto
+
+    graph = model.graph
     result = onnx.ModelProto()
     for name in ("ir_version", "producer_name", "producer_version", "domain", "model_version", "doc_string"):
         setattr(result, name, getattr(model, name))
@@ -165,15 +220,14 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
     result.metadata_props.extend(model.metadata_props)
     result.graph.name = graph.name
     result.graph.input.extend(graph.input)
-    _retype_initializer_inputs(result.graph, new_initializers)
+    _retype_initializer_inputs(result.graph, initializers)
     result.graph.output.extend(graph.output)
     result.graph.node.extend(nodes)
-    result.graph.initializer.extend(new_initializers)
-    produced_fp32 = set(fp32_outputs)
+    result.graph.initializer.extend(initializers)
     for value in result.graph.output:
-        if value.type.tensor_type.elem_type == TensorProto.FLOAT and value.name not in produced_fp32:
+        if value.type.tensor_type.elem_type == TensorProto.FLOAT and value.name not in fp32_outputs:
             value.type.tensor_type.elem_type = TensorProto.FLOAT16
-    return Fp16Model(result, sorted(fp32_nodes))
+    return result
 
 
 def _retype_initializer_inputs(graph: OnnxGraph, initializers: List[OnnxTensor]) -> None:
