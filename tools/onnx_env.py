@@ -56,9 +56,11 @@ def requirements(which: str, extras: List[str]) -> List[str]:
     return _dependencies() + onnx + extras
 
 
-def environment_folder(which: str, wanted: List[str], base: Path) -> Path:
+def environment_folder(kind: str, wanted: List[str], base: Path) -> Path:
+    """Where the environment of `kind` (``onnx-oldest``, ``tf``, ...) holding `wanted` is kept: one
+    folder per Python version and requirement set."""
     key = hashlib.sha256(json.dumps([sys.version, wanted]).encode()).hexdigest()[:10]
-    return base / f"opdiff-onnx-{which}-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
+    return base / f"opdiff-{kind}-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
 
 
 def build(folder: Path, wanted: List[str]) -> Path:
@@ -98,7 +100,7 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()), help="where environments are kept (default: the temporary folder)")
     args = parser.parse_args()
     wanted = requirements(args.which, args.extra)
-    python = build(environment_folder(args.which, wanted, args.dir), wanted)
+    python = build(environment_folder(f"onnx-{args.which}", wanted, args.dir), wanted)
     copy_opdiff(python)
     print(python)
     return 0
