@@ -80,7 +80,8 @@ def build(folder: Path, wanted: List[str]) -> Path:
 
 
 def copy_opdiff(python: Path) -> None:
-    """The running opdiff (package and compiled core) into the environment's site-packages."""
+    """The running opdiff (package and compiled core) into the environment's site-packages, and its
+    ``opdiff`` command into the environment's bin/."""
     import opdiff
     import opdiff._core
 
@@ -91,6 +92,10 @@ def copy_opdiff(python: Path) -> None:
     core = Path(opdiff._core.__file__)
     if not (target / core.name).exists():  # an editable install keeps the core in its build folder
         shutil.copy2(core, target / core.name)
+    # the `opdiff` command, as pip would write it: documented commands call it by name
+    script = python.parent / "opdiff"
+    script.write_text(f"#!{python}\nimport sys\nfrom opdiff.cli import entry\nsys.exit(entry())\n", encoding="utf-8")
+    script.chmod(0o755)
 
 
 def main() -> int:

@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.producers.tf_support import MissingTensorFlowError, require_tensorflow
+    from opdiff.producers import MissingTensorFlowError, require_tensorflow
 
     errors = Console(stderr=True)
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         graph_def, feeds, notes = _load(args)
     except (ValueError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
-    from opdiff.producers.tf_dump import TfDumpOptions, dump_tf
+    from opdiff.producers import TfDumpOptions, dump_tf
 
     try:
         result = dump_tf(graph_def, args.output, feeds, TfDumpOptions(args.random_seed, args.threads), name=_stem(args.model))
