@@ -103,9 +103,18 @@ def test_what_cannot_be_fetched_is_listed_with_why(golden_run):
     assert "branch of a cond that was not taken" in by_op["branch/big"]["reason"]
     assert "branch/small" not in by_op  # the branch taken is fetched
     assert "while loop" in by_op["loop/mul"]["reason"]
+    assert "log of a negative" in by_op["checked"]["reason"]
+    assert by_op["after_checked"]["reason"].startswith("computed from op checked, which failed: ")
+    assert "noise" not in by_op and "softmax" not in by_op
     functions = [item for item in listed if item["function"]]
     assert functions and all("PartitionedCall" in item["reason"] and item["output"] is None for item in functions)
     assert {item["op"] for item in functions} >= {"mul", "add"}  # the body of the tf.function: a * 2.0 + 1.0
+
+
+def test_what_cannot_be_fetched_costs_a_few_runs(golden_run):
+    # a probe of the feeds, the first run, a run naming the op that fails, and two runs for each of
+    # the 7 tensors of the cond's dead branch (one that points at it, one that confirms it)
+    assert manifest(golden_run)["session_runs"] == 1 + 1 + 1 + 2 * 7
 
 
 def test_random_ops_are_seeded_and_listed(golden_run):
@@ -121,7 +130,7 @@ def test_two_runs_with_the_same_seed_write_the_same_tensors(model, golden_run, t
     first, second = tensors_by_name(golden_run), tensors_by_name(tmp_path / "again")
     assert sorted(first) == sorted(second)
     for key, array in first.items():
-        assert array.dtype == second[key].dtype and np.array_equal(array, second[key]), key
+        assert array.dtype == second[key].dtype and np.array_equal(array, second[key], equal_nan=True), key
     assert manifest(golden_run)["timestamp"] != manifest(tmp_path / "again")["timestamp"]
     stamps = {path.name.split(".")[-2] for path in (tmp_path / "again" / "golden").glob("*.npy")}
     assert stamps == {str(manifest(tmp_path / "again")["timestamp"])}
@@ -146,7 +155,7 @@ def test_the_graph_that_ran_is_saved_with_its_seeds(golden_run):
 def test_the_manifest_has_dump_onnx_form(golden_run):
     document = manifest(golden_run)
     assert list(document) == ["model", "kind", "tensors", "files", "fusion_rule", "timestamp", "ops", "mapped_share", "options",
-                              "seconds", "notes", "random_ops", "not_fetched"]
+                              "seconds", "notes", "session_runs", "random_ops", "not_fetched"]
     assert document["model"] == "net" and document["kind"] == "golden" and document["fusion_rule"] is None
     assert document["options"] == {"random_seed": 0, "threads": 0}
 

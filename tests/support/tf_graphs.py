@@ -31,7 +31,8 @@ def control_flow_v1() -> Iterator[None]:
 def conv_net_graph_def() -> Any:
     """x [?, 8, 8, 3] -> conv (with bias) -> batch norm -> relu -> matmul -> + noise (an unseeded random
     op) -> softmax; beside it a TF1 while loop and a cond (one branch is dead in every run), a
-    tf.function (its ops live in the function library) and a random op seeded by the graph."""
+    tf.function (its ops live in the function library), a random op seeded by the graph and an op
+    that fails at run time (CheckNumerics)."""
     rng = np.random.default_rng(7)
     graph = tf.Graph()
     with graph.as_default():
@@ -51,6 +52,10 @@ def conv_net_graph_def() -> Any:
             _, looped = v1.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5), [tf.constant(0), probabilities], name="loop")
             v1.cond(tf.reduce_sum(looped) > 1e6, lambda: tf.identity(looped, name="big") * 2.0,
                     lambda: tf.identity(looped, name="small") + 1.0, name="branch")
+
+        # fails at run time (the log of a negative number): its tensor and the one computed from it
+        checked = tf.debugging.check_numerics(tf.math.log(-tf.abs(logits) - 1.0), "log of a negative", name="checked")
+        tf.identity(checked * 2.0, name="after_checked")
 
         @tf.function
         def doubled(a: tf.Tensor) -> tf.Tensor:

@@ -94,7 +94,8 @@ def dump_tf(model: Union[PathLike, TfGraphDef], folder: PathLike, feeds: Mapping
                           fetched.not_fetched, fetched.runs, seconds, notes)
     write_manifest(out / "manifest.json", model=name, kind="golden", tensors=result.tensor_folder, files=result.files, fusion_rule=None,
                    timestamp=timestamp, ops=result.ops, mapped_share=None, options=asdict(options), seconds=seconds, notes=notes,
-                   random_ops=[asdict(op) for op in random_ops], not_fetched=[asdict(item) for item in fetched.not_fetched])
+                   session_runs=fetched.runs, random_ops=[asdict(op) for op in random_ops],
+                   not_fetched=[asdict(item) for item in fetched.not_fetched])
     return result
 
 

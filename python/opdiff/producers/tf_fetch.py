@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
-from opdiff.producers.tf_graph import function_ops, loop_interior
+from opdiff.producers.tf_graph import consumers, downstream, function_ops, loop_interior
 from opdiff.producers.tf_support import TfGraph, TfGraphDef, require_tensorflow
 
 _RETVAL_NODE = re.compile(r"\{\{node _retval_(.+?)_(\d+)_\d+\}\}")
+_FAILED_NODE = re.compile(r"\{\{node ([^}]+)\}\}")
 _RETVAL_INDEX = re.compile(r"Retval\[(\d+)\]")
 LOOP_REASON = "inside a while loop: it takes one value per iteration, and a session fetches none of them"
 
@@ -68,12 +69,15 @@ def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], th
                 not_fetched.append(NotFetched(op.name, position, f"dtype {tensor.dtype.name}: a handle, not values"))
             else:
                 names.append(tensor.name)
-    fetcher = _Fetcher(graph, {f"{name}:0": value for name, value in feeds.items()}, _session_config(tf, threads))
+    fetcher = _Fetcher(graph, {f"{name}:0": value for name, value in feeds.items()}, _session_config(tf, threads), consumers(graph_def))
+    inputs = [f"{name}:0" for name in feeds]
+    probe = fetcher.run(inputs) if inputs else None  # feeds of the wrong shape or dtype fail every run: say so once
+    if isinstance(probe, Exception):
+        raise RunFailedError(_reason(probe))
     fetcher.fetch(names)
     order = {name: k for k, name in enumerate(names)}
     tensors = dict(sorted(fetcher.values.items(), key=lambda item: order[item[0]]))
     not_fetched += [NotFetched(*_split(name), reason) for name, reason in sorted(fetcher.failed.items(), key=lambda item: order[item[0]])]
-    inputs = [f"{name}:0" for name in feeds]
     if fetcher.failed and not set(tensors) - set(inputs):
         raise RunFailedError(next(iter(fetcher.failed.values())))
     return FetchResult(tensors, not_fetched, fetcher.runs, inputs)
@@ -82,29 +86,34 @@ def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], th
 class _Fetcher:
     """Session runs of one graph with one feed, collecting values and the failures' reasons."""
 
-    def __init__(self, graph: TfGraph, feed: Dict[str, np.ndarray], config: Any) -> None:
-        self.graph, self.feed, self.config = graph, feed, config
+    def __init__(self, graph: TfGraph, feed: Dict[str, np.ndarray], config: Any, readers: Dict[str, List[str]]) -> None:
+        self.graph, self.feed, self.config, self.readers = graph, feed, config, readers
         self.values: Dict[str, np.ndarray] = {}
         self.failed: Dict[str, str] = {}
         self.runs = 0
 
     def fetch(self, names: Sequence[str]) -> None:
-        """Fetch `names`, each failed run retried without the tensor its error names, confirmed
-        by a run of that tensor alone (else as two halves)."""
+        """Fetch `names`. A run that an op's error ends is retried without that op's tensors and
+        those computed from them; one that a fetch ends, without the tensor its error names,
+        confirmed by a run of that tensor alone; any other, as two halves."""
         pending = [list(names)]
         while pending:
             batch = pending.pop()
             if not batch:
                 continue
-            outcome = self._run(batch)
+            outcome = self.run(batch)
             if not isinstance(outcome, Exception):
                 self.values.update(zip(batch, outcome))
                 continue
             if len(batch) == 1:
                 self.failed[batch[0]] = _reason(outcome)
                 continue
+            hit = self._after_failed_op(outcome, batch)
+            if hit:
+                pending.append([name for name in batch if name not in hit])
+                continue
             named = _named_tensor(outcome, batch)
-            alone = self._run([named]) if named else None
+            alone = self.run([named]) if named else None
             if isinstance(alone, Exception):
                 self.failed[named] = _reason(alone)
                 pending.append([name for name in batch if name != named])
@@ -115,7 +124,21 @@ class _Fetcher:
             half = len(batch) // 2
             pending += [batch[half:], batch[:half]]
 
-    def _run(self, batch: List[str]) -> Union[List[np.ndarray], Exception]:
+    def _after_failed_op(self, error: Exception, batch: Sequence[str]) -> Set[str]:
+        """The tensors of `batch` that the op named in `error` fails (its own and those computed
+        from them), recorded as failed; empty when the error names no op of the graph."""
+        node = _FAILED_NODE.search(str(error))
+        if node is None or node.group(1).startswith("_retval_") or not _has_op(self.graph, node.group(1)):
+            return set()
+        failing = node.group(1)
+        affected = downstream(self.readers, failing)
+        hit = {name for name in batch if name.rpartition(":")[0] in affected}
+        reason = _reason(error)
+        for name in hit:
+            self.failed[name] = reason if name.rpartition(":")[0] == failing else f"computed from op {failing}, which failed: {reason}"
+        return hit
+
+    def run(self, batch: List[str]) -> Union[List[np.ndarray], Exception]:
         """The values of `batch` from one run in a fresh session, or the error that ended it."""
         tf = require_tensorflow()
         self.runs += 1
@@ -124,6 +147,14 @@ class _Fetcher:
                 return [np.asarray(value) for value in session.run(batch, self.feed)]
         except (tf.errors.OpError, ValueError, TypeError) as error:
             return error
+
+
+def _has_op(graph: TfGraph, name: str) -> bool:
+    try:
+        graph.get_operation_by_name(name)
+    except (KeyError, ValueError):
+        return False
+    return True
 
 
 def _session_config(tf: Any, threads: int) -> Any:
@@ -160,8 +191,12 @@ def _reason(error: Exception) -> str:
         return LOOP_REASON
     if "does not have value" in message:
         return "not computed in this run: it is on the branch of a cond that was not taken"
-    lines = [line.strip() for line in message.splitlines() if line.strip() and line.strip() != "Graph execution error:"]
-    return lines[0] if lines else type(error).__name__
+    # TensorFlow wraps the message: "Graph execution error:", "Detected at node 'x' defined at ..."
+    # with the Python stack that built it, "Node: 'x'", the message, "[[{{node x}}]]"
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    ends = [k for k, line in enumerate(lines) if line.startswith("Node: ")]
+    kept = [line for line in lines[ends[-1] + 1 if ends else 0:] if line != "Graph execution error:" and not line.startswith("[[")]
+    return kept[0] if kept else type(error).__name__
 
 
 def _function_reason(function: str, callers: Sequence[str]) -> str:

@@ -20,12 +20,11 @@ def read_graph_def(path: PathLike) -> TfGraphDef:
     """The GraphDef of a frozen ``.pb`` file; ValueError naming the file when it is not one."""
     tf = require_tensorflow()
     graph_def = tf.compat.v1.GraphDef()
+    with open(path, "rb") as handle:
+        data = handle.read()
     try:
-        with open(path, "rb") as handle:
-            graph_def.ParseFromString(handle.read())
-    except OSError:
-        raise
-    except Exception as error:  # protobuf's DecodeError, and its RuntimeWarning-free variants
+        graph_def.ParseFromString(data)
+    except Exception as error:  # protobuf's DecodeError (its type differs between protobuf's backends)
         raise ValueError(f"{os.fspath(path)}: not a frozen TensorFlow GraphDef ({error})") from None
     if not graph_def.node:
         raise ValueError(f"{os.fspath(path)}: a GraphDef without ops (is it a frozen .pb?)")
@@ -49,8 +48,9 @@ def input_specs(graph_def: TfGraphDef, shapes: Mapping[str, Tuple[int, ...]], gi
     notes: List[str] = []
     for node in placeholders:
         dtype = np.dtype(tf.dtypes.as_dtype(node.attr["dtype"].type).as_numpy_dtype)
-        shape_proto = node.attr["shape"].shape
-        known = None if shape_proto.unknown_rank or "shape" not in node.attr else [int(d.size) for d in shape_proto.dim]
+        # "shape" is tested first: reading a missing key of a protobuf map inserts it
+        has_shape = "shape" in node.attr and not node.attr["shape"].shape.unknown_rank
+        known = [int(d.size) for d in node.attr["shape"].shape.dim] if has_shape else None
         wanted = shapes.get(node.name)
         if known is None:
             if wanted is None and node.name not in given:
@@ -92,19 +92,37 @@ def function_ops(graph_def: TfGraphDef) -> List[FunctionOp]:
             for function in graph_def.library.function for node in function.node_def]
 
 
+def consumers(graph_def: TfGraphDef) -> Dict[str, List[str]]:
+    """Op name -> the ops that read one of its outputs or wait for it (a control input)."""
+    readers: Dict[str, List[str]] = {}
+    for node in graph_def.node:
+        for source in node.input:
+            readers.setdefault(source.lstrip("^").split(":")[0], []).append(node.name)
+    return readers
+
+
+def downstream(readers: Mapping[str, List[str]], op: str) -> Set[str]:
+    """`op` and every op that depends on it, directly or through others."""
+    found = {op}
+    queue = deque([op])
+    while queue:
+        for reader in readers.get(queue.popleft(), ()):
+            if reader not in found:
+                found.add(reader)
+                queue.append(reader)
+    return found
+
+
 def loop_interior(graph_def: TfGraphDef) -> Set[str]:
     """The ops inside a TF1 while loop (reached from an Enter op without passing an Exit op): their
     tensors take one value per iteration, so a fetch of them may fail. The Enter and Exit ops are
     outside: their tensors are the loop's input and its result."""
-    consumers: Dict[str, List[str]] = {}
-    for node in graph_def.node:
-        for source in node.input:
-            consumers.setdefault(source.lstrip("^").split(":")[0], []).append(node.name)
+    readers = consumers(graph_def)
     kind = {node.name: node.op for node in graph_def.node}
     inside: Set[str] = set()
     queue = deque(name for name, op in kind.items() if op in ("Enter", "RefEnter"))
     while queue:
-        for consumer in consumers.get(queue.popleft(), ()):
+        for consumer in readers.get(queue.popleft(), ()):
             if consumer not in inside and kind.get(consumer) not in ("Enter", "RefEnter", "Exit", "RefExit"):
                 inside.add(consumer)
                 queue.append(consumer)
