@@ -56,9 +56,11 @@ def requirements(which: str, extras: List[str]) -> List[str]:
     return _dependencies() + onnx + extras
 
 
-def environment_folder(which: str, wanted: List[str], base: Path) -> Path:
+def environment_folder(kind: str, wanted: List[str], base: Path) -> Path:
+    """Where the environment of `kind` (``onnx-oldest``, ``tf``, ...) holding `wanted` is kept: one
+    folder per Python version and requirement set."""
     key = hashlib.sha256(json.dumps([sys.version, wanted]).encode()).hexdigest()[:10]
-    return base / f"opdiff-onnx-{which}-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
+    return base / f"opdiff-{kind}-py{sys.version_info[0]}{sys.version_info[1]}-{key}"
 
 
 def build(folder: Path, wanted: List[str]) -> Path:
@@ -78,7 +80,8 @@ def build(folder: Path, wanted: List[str]) -> Path:
 
 
 def copy_opdiff(python: Path) -> None:
-    """The running opdiff (package and compiled core) into the environment's site-packages."""
+    """The running opdiff (package and compiled core) into the environment's site-packages, and its
+    ``opdiff`` command into the environment's bin/."""
     import opdiff
     import opdiff._core
 
@@ -89,6 +92,10 @@ def copy_opdiff(python: Path) -> None:
     core = Path(opdiff._core.__file__)
     if not (target / core.name).exists():  # an editable install keeps the core in its build folder
         shutil.copy2(core, target / core.name)
+    # the `opdiff` command, as pip would write it: documented commands call it by name
+    script = python.parent / "opdiff"
+    script.write_text(f"#!{python}\nimport sys\nfrom opdiff.cli import entry\nsys.exit(entry())\n", encoding="utf-8")
+    script.chmod(0o755)
 
 
 def main() -> int:
@@ -98,7 +105,7 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()), help="where environments are kept (default: the temporary folder)")
     args = parser.parse_args()
     wanted = requirements(args.which, args.extra)
-    python = build(environment_folder(args.which, wanted, args.dir), wanted)
+    python = build(environment_folder(f"onnx-{args.which}", wanted, args.dir), wanted)
     copy_opdiff(python)
     print(python)
     return 0

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "opdiff.commands.overflow",
     "opdiff.commands.file_compare",
     "opdiff.commands.dump_onnx",
+    "opdiff.commands.dump_tf",
 )
 
 

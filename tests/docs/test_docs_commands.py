@@ -31,6 +31,7 @@ from tests.support.doc_blocks import (
     page_name,
     read_blocks,
 )
+from tests.support.tf_required import tensorflow_or_skip
 
 # Blocks that are not run, by (page, language, first line). Adding one is a deliberate act: a
 # forgotten ```bash that became ```device by accident would otherwise silently stop being tested.
@@ -85,27 +86,32 @@ def runnable(command: Command) -> Optional[str]:
     return rest
 
 
-def page_steps(path: Path, logs: Path) -> List[Tuple[Command, Optional[str]]]:
-    """Every command of the page in order, with what bash runs for it (None: not run). A Python
-    block becomes one step running the block's text, saved as a script beside the logs."""
+def page_steps(path: Path, logs: Path, only_needing: str = "") -> List[Tuple[Command, Optional[str]]]:
+    """Every command of the page in order, with what bash runs for it (None: not run: also the
+    blocks that need a module this Python lacks). A Python block becomes one step running the
+    block's text, saved as a script beside the logs. `only_needing`: the blocks that need that
+    module, alone."""
     steps: List[Tuple[Command, Optional[str]]] = []
     for block in read_blocks(path):
+        if only_needing and block.needs != only_needing:
+            continue
+        missing = bool(block.needs) and importlib.util.find_spec(block.needs) is None
         if block.language in SHELL_LANGUAGES:
-            steps.extend((command, runnable(command)) for command in commands_of(block))
+            steps.extend((command, None if missing else runnable(command)) for command in commands_of(block))
         elif block.language in PYTHON_LANGUAGES and not block.is_fragment:
             script = logs / f"block_{block.line}.py"
             script.write_text("\n".join(block.body) + "\n", encoding="utf-8")
-            steps.append((Command(block.page, block.line, f"```python block at line {block.line}", 0), f"python '{script}'"))
+            steps.append((Command(block.page, block.line, f"```python block at line {block.line}", 0), None if missing else f"python '{script}'"))
     return steps
 
 
-def run_page(path: Path, folder: Path) -> List[str]:
+def run_page(path: Path, folder: Path, only_needing: str = "") -> List[str]:
     """Run the commands of one page in `folder` (one bash process, so `cd` and variables carry
     over, as for a reader typing them); returns one message per command whose exit code differs
     from the page's expectation."""
     logs = folder / ".doc-logs"
     logs.mkdir()
-    steps = page_steps(path, logs)
+    steps = page_steps(path, logs, only_needing)
     script = [f"{{ {text}\n}} >'{logs}/{number}.out' 2>&1 </dev/null\necho $? >'{logs}/{number}.rc'\n"
               for number, (_, text) in enumerate(steps) if text is not None]
     bin_dir = str(Path(sys.executable).parent)
@@ -139,6 +145,34 @@ def test_page_commands_run(path: Path, page_inputs: Path, tmp_path: Path) -> Non
     shutil.copytree(page_inputs, folder)
     failures = run_page(path, folder)
     assert not failures, "\n\n".join(failures)
+
+
+TENSORFLOW_PAGES = [path for path in doc_pages() if any(block.needs == "tensorflow" for block in read_blocks(path))]
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("path", TENSORFLOW_PAGES, ids=page_name)
+def test_the_blocks_that_need_tensorflow_run(path: Path, page_inputs: Path, tmp_path: Path) -> None:
+    """Where tensorflow imports (.ci/run: the venv tools/tf_env.py builds), a page's `# needs: tensorflow`
+    blocks run on their own, in page order, in a fresh folder: such a section makes its own inputs."""
+    tensorflow_or_skip()
+    folder = tmp_path / "work"
+    shutil.copytree(page_inputs, folder)
+    failures = run_page(path, folder, only_needing="tensorflow")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_a_block_runs_only_where_the_module_it_needs_imports(tmp_path: Path) -> None:
+    page = tmp_path / "needs.md"
+    page.write_text("```bash\n# needs: opdiff_no_such_module\nfalse\n```\n\n```bash\n# needs: json\nfalse\n```\n\n```bash\ntrue\n```\n")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    assert [(c.text, text) for c, text in page_steps(page, logs)] == [("false", None), ("false", "false"), ("true", "true")]
+    assert [(c.text, text) for c, text in page_steps(page, logs, only_needing="json")] == [("false", "false")]
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (failure,) = run_page(page, folder)
+    assert "needs.md:8: false" in failure
 
 
 def test_blocks_that_are_not_run_are_the_listed_ones() -> None:

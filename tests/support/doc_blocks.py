@@ -13,6 +13,8 @@ The conventions are stated for doc writers at the top of docs/README.md:
 * ```python blocks run too, as one script each, in page order with the shell commands (same
   folder); a block that is only a fragment (it uses names the reader's own code defines) starts
   with the comment line `# fragment: ...` and is listed like the not-run blocks.
+* A block whose first line is `# needs: MODULE ...` runs only where MODULE imports; the blocks
+  needing tensorflow run, on their own, in the venv tools/tf_env.py builds (marker tf).
 * Every fence names its language (```text for output, file trees and the like).
 """
 
@@ -30,6 +32,7 @@ SHELL_LANGUAGES = ("bash", "sh", "shell", "console")
 PYTHON_LANGUAGES = ("python",)
 NOT_RUN_LANGUAGES = ("device", "slow")
 FRAGMENT_MARK = "# fragment:"
+NEEDS_MARK = "# needs:"
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)([^`]*)$")  # a backtick fence's info has no backtick
 _EXPECTED_EXIT = re.compile(r"\s#\s*exit\s+(\d+)\s*$")
@@ -49,6 +52,13 @@ class Block:
     def is_fragment(self) -> bool:
         """A Python block that only illustrates (not run)."""
         return self.language in PYTHON_LANGUAGES and self.first_line.startswith(FRAGMENT_MARK)
+
+    @property
+    def needs(self) -> str:
+        """The optional module the block needs (its first line ``# needs: MODULE ...``), or ""."""
+        if not self.first_line.startswith(NEEDS_MARK):
+            return ""
+        return self.first_line[len(NEEDS_MARK):].split()[0]
 
     @property
     def first_line(self) -> str:

@@ -13,7 +13,6 @@ Output folder layout::
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -23,8 +22,7 @@ from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-from opdiff.dumps.writer import save_npy
-from opdiff.fileio.atomic import write_bytes, write_text
+from opdiff.fileio.atomic import write_bytes
 from opdiff.graph import FusionMap
 from opdiff.producers.device_dump import DeviceLayout, write_device_dumps
 from opdiff.producers.fault_injection import scale_weights
@@ -36,6 +34,7 @@ from opdiff.producers.lineage import recover_lineage
 from opdiff.producers.model_prep import file_safe_name, prepare_model
 from opdiff.producers.onnx_runner import Optimization, optimize_model, run_exposing_all, tensor_types
 from opdiff.producers.onnx_support import OnnxModel, require_onnx
+from opdiff.producers.run_record import save_inputs, write_manifest
 
 PathLike = Union[str, "os.PathLike[str]"]
 GOLDEN_FOLDER = "golden"
@@ -179,7 +178,7 @@ def dump_onnx(
     seconds["write"] = time.perf_counter() - t
     notes += write_notes
     model_path = _save_model(rewritten, out / "model.onnx")
-    _save_inputs(out / "inputs", feeds)
+    save_inputs(out / "inputs", feeds)
     result = DumpResult(out, kind, tensor_folder, count, fusion_rule, model_path, timestamp, len(rewritten.graph.node), mapped, seconds, notes)
     _write_manifest(out / "manifest.json", result, options, name)
     return result
@@ -201,25 +200,8 @@ def _save_model(model: OnnxModel, target: Path) -> Path:
     return write_bytes(target, model.SerializeToString())
 
 
-def _save_inputs(folder: Path, feeds: Mapping[str, np.ndarray]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for input_name, array in feeds.items():
-        target = folder / f"{file_safe_name(input_name).replace('/', '_')}.npy"
-        save_npy(target, np.asarray(array))
-
-
 def _write_manifest(target: Path, result: DumpResult, options: DumpOptions, name: str) -> None:
-    document = {
-        "model": name,
-        "kind": result.kind.value,
-        "tensors": os.fspath(result.tensor_folder),
-        "files": result.files,
-        "fusion_rule": os.fspath(result.fusion_rule) if result.fusion_rule else None,
-        "timestamp": result.timestamp,
-        "ops": result.ops,
-        "mapped_share": result.mapped_share,
-        "options": {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(options).items()},
-        "seconds": result.seconds,
-        "notes": result.notes,
-    }
-    write_text(target, json.dumps(document, indent=2, default=str))
+    write_manifest(target, model=name, kind=result.kind.value, tensors=result.tensor_folder, files=result.files,
+                   fusion_rule=result.fusion_rule, timestamp=result.timestamp, ops=result.ops, mapped_share=result.mapped_share,
+                   options={k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(options).items()},
+                   seconds=result.seconds, notes=result.notes)

@@ -1,0 +1,108 @@
+"""`opdiff dump-tf MODEL.pb -o DIR`: golden .npy files of every op output of a frozen TensorFlow graph,
+run on the CPU in graph mode (needs ``pip install "opdiff[tf]"``).
+
+DIR/golden/{op}.{output index}.{timestamp}.npy, a Placeholder x as the output 0 of the Data op x;
+DIR/inputs/ (the inputs used, for --input in the device run), DIR/model.pb (the graph that ran,
+random ops seeded) and DIR/manifest.json (random ops, and the outputs that could not be fetched, with why).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+
+from opdiff.commands.errors import print_error, print_note
+from opdiff.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from opdiff.producers.tf_dump import TfDumpResult
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("dump-tf", help="golden dumps of a frozen TensorFlow graph run on the CPU",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", metavar="MODEL", help="a frozen GraphDef (.pb)")
+    parser.add_argument("-o", "-out", "--output", required=True, metavar="DIR", help="output folder (created if missing)")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one Placeholder (repeatable)")
+    parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given")
+    parser.add_argument("--input-shape", default="", metavar="SHAPES",
+                        help="unknown dims, written as ATC's --input_shape: 'name:1,224,224,3;name2:4' (default: unknown dims become 1)")
+    parser.add_argument("--random-seed", type=int, default=0, metavar="SEED", help="seed of the graph's unseeded random ops (default 0)")
+    parser.add_argument("--threads", type=int, default=0, help="TensorFlow CPU threads (default: its own choice)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from opdiff.producers import MissingTensorFlowError, require_tensorflow
+
+    errors = Console(stderr=True)
+
+    def fail(message: str, code: int) -> int:
+        print_error(message, errors, prefix="opdiff dump-tf: error: ")
+        return code
+
+    try:
+        require_tensorflow()
+    except MissingTensorFlowError as error:
+        return fail(str(error), ExitCode.BAD_INPUT)
+    try:
+        graph_def, feeds, notes = _load(args)
+    except (ValueError, OSError) as error:
+        return fail(str(error), ExitCode.BAD_INPUT)
+    from opdiff.producers import TfDumpOptions, dump_tf
+
+    try:
+        result = dump_tf(graph_def, args.output, feeds, TfDumpOptions(args.random_seed, args.threads), name=_stem(args.model))
+    except Exception as error:  # RunFailedError, and TensorFlow's own types for graphs it cannot import or run
+        return fail(f"the run failed: {error}", ExitCode.MODEL_RUN_FAILED)
+    result.notes[:0] = notes
+    _print_result(Console(), result)
+    return 0
+
+
+def _stem(path: str) -> str:
+    import os
+
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _load(args: argparse.Namespace) -> Tuple[Any, Dict[str, Any], List[str]]:
+    """(graph_def, feeds, notes) from the arguments; ValueError/OSError on bad ones."""
+    import os
+
+    from opdiff.producers.input_shape import parse_input_shape
+    from opdiff.producers.model_inputs import load_inputs, parse_input_args
+    from opdiff.producers.tf_graph import input_specs, read_graph_def
+
+    if not os.path.isfile(args.model):
+        raise FileNotFoundError(f"{args.model}: no such file")
+    graph_def = read_graph_def(args.model)
+    files = {name[:-2] if name.endswith(":0") else name: path for name, path in parse_input_args(args.input).items()}
+    specs, notes = input_specs(graph_def, parse_input_shape(args.input_shape), set(files))
+    feeds, input_notes = load_inputs(specs, files, args.random_inputs)
+    return graph_def, feeds, notes + input_notes
+
+
+def _print_result(console: Console, result: TfDumpResult) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="dump-tf: golden run", show_header=False)
+    table.add_row("tensor files", f"{result.files} in {escape(str(result.tensor_folder))}")
+    table.add_row("ops", str(result.ops))
+    table.add_row("not fetched", f"{len(result.not_fetched)} op outputs (listed in manifest.json)")
+    table.add_row("random ops", str(len(result.random_ops)))
+    table.add_row("session runs", str(result.session_runs))
+    table.add_row("model run", escape(str(result.model_path)))
+    table.add_row("timestamp", str(result.timestamp))
+    table.add_row("seconds", ", ".join(f"{k} {v:.2f}" for k, v in result.seconds.items()))
+    console.print(table)
+    for note in result.notes[:20]:
+        print_note(note, console)
+    if len(result.notes) > 20:
+        console.print(Text(f"... {len(result.notes) - 20} more notes in manifest.json", style="yellow"), soft_wrap=True)
