@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import List, Union
+from typing import Iterator, List, Union
 
 from google.protobuf import text_format
 from google.protobuf.message import Message
@@ -107,13 +107,29 @@ def _merge(segment: Segment, target: Message, source: str) -> None:
     except UnicodeDecodeError as error:
         line = segment.line + segment.text.count(b"\n", 0, error.start)
         raise GraphFormatError(source, f"line {line}: not UTF-8 text") from None
+    lines = _CountedLines(text.split("\n"))
     try:
-        text_format.Merge(text, target, allow_unknown_field=True)
+        text_format.MergeLines(lines, target, allow_unknown_field=True)
     except text_format.ParseError as error:
-        line = segment.line + (error.GetLine() or 1) - 1
+        # Errors met while skipping an unknown field carry no location: the tokenizer's line then
+        # is the last one it took (it takes lines one at a time, as it needs them).
+        line = segment.line + (error.GetLine() or lines.taken or 1) - 1
         problem = _LOCATION.sub("", str(error))
         if len(problem) > _MESSAGE_LIMIT:
             problem = problem[:_MESSAGE_LIMIT] + "..."
         raise GraphFormatError(source, f"line {line}: {problem}") from None
     except RecursionError:
         raise GraphFormatError(source, f"line {segment.line}: messages nest too deeply") from None
+
+
+class _CountedLines:
+    """The lines of a segment, counting how many the tokenizer has taken."""
+
+    def __init__(self, lines: List[str]) -> None:
+        self._lines = lines
+        self.taken = 0
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._lines:
+            self.taken += 1
+            yield line

@@ -58,9 +58,10 @@ class CutStrings:
 class TextScanner:
     """One pass over `stream`; `segments()` yields the Segments in file order."""
 
-    def __init__(self, stream: BinaryIO, source: str) -> None:
+    def __init__(self, stream: BinaryIO, source: str, *, chunk_bytes: int = CHUNK_BYTES) -> None:
         self._stream = stream
         self._source = source
+        self._chunk_bytes = chunk_bytes
         self.cut = CutStrings()
         self._pending: List[bytes] = []
         self._pending_size = 0
@@ -82,12 +83,12 @@ class TextScanner:
     def segments(self) -> Iterator[Segment]:
         first = True
         while True:
-            buf = self._stream.read(CHUNK_BYTES)
+            buf = self._stream.read(self._chunk_bytes)
             if not buf:
                 break
-            if first and buf.startswith(_BOM):
-                buf = buf[len(_BOM) :]
-            first = False
+            if first:
+                first = False
+                buf = self._without_bom(buf)
             yield from self._scan(buf)
         if self._quote:
             raise self._error(self._string_line, "the file ends inside a string literal")
@@ -127,6 +128,14 @@ class TextScanner:
                 yield from self._open_message(buf[at : at + 1])
             else:
                 yield from self._close_message(buf[at : at + 1])
+
+    def _without_bom(self, buf: bytes) -> bytes:
+        while len(buf) < len(_BOM) and _BOM.startswith(buf):  # a BOM split by a tiny chunk size
+            more = self._stream.read(self._chunk_bytes)
+            if not more:
+                break
+            buf += more
+        return buf[len(_BOM) :] if buf.startswith(_BOM) else buf
 
     # --- messages --------------------------------------------------------------------------------
 
