@@ -177,3 +177,17 @@ def test_json_written_for_a_ge_dump_reads_back(dumps: dict, tmp_path: Path) -> N
     assert run_opdiff("graph", dumps["files"][1], "--json", out).returncode == 0
     doc = json.loads(out.read_text())
     assert [graph["name"] for graph in doc["graph"]] == list(opdiff.read_graph(dumps["om"]).graphs)
+
+
+def test_the_minimal_onnx_schema_agrees_with_the_onnx_package() -> None:
+    """ge_onnx.proto keeps ONNX's field names and numbers: the onnx package's own ModelProto parses the
+    text the writer makes, and reads the bytes of the minimal schema's message as the same model."""
+    onnx = pytest.importorskip("onnx")
+    from google.protobuf import text_format
+
+    from opdiff.testing.ge_graph_dumps import onnx_model_of
+
+    mine = onnx_model_of(training_model_def())
+    theirs = text_format.Parse(ge_onnx_text(training_model_def()), onnx.ModelProto())
+    assert onnx.ModelProto.FromString(mine.SerializeToString()) == theirs
+    assert theirs.graph.node[-1].op_type == "subgraph" and len(theirs.graph.node[-1].attribute[0].g.node) == 7
