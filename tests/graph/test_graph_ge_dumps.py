@@ -191,3 +191,76 @@ def test_the_minimal_onnx_schema_agrees_with_the_onnx_package() -> None:
     theirs = text_format.Parse(ge_onnx_text(training_model_def()), onnx.ModelProto())
     assert onnx.ModelProto.FromString(mine.SerializeToString()) == theirs
     assert theirs.graph.node[-1].op_type == "subgraph" and len(theirs.graph.node[-1].attribute[0].g.node) == 7
+
+
+REAL_DUMP_QUIRKS = '''graph {
+  name: "ge_default_1"
+  op {
+    name: "x"
+    type: "Data"
+    src_name: "a:b"
+    attr {
+      key: "_datadump_original_op_names"
+      value {
+        list {
+          s: "x"
+          val_type: VT_LIST_STRING
+        }
+      }
+    }
+    attr {
+      key: "node_def"
+      value {
+        s: "\\n\\001x\\022\\013Placeholder\\372\\377"
+      }
+    }
+    attr {
+      key: "shape_range"
+      value {
+        list_list_int {
+        }
+      }
+    }
+    attr {
+      key: "flags"
+      value {
+        list {
+          b: true
+          val_type: VT_LIST_BOOL
+        }
+      }
+    }
+    a_field_of_a_newer_ge: 7
+    output_desc {
+      dtype: DT_FLOAT
+      a_newer_desc_message {
+        depth: 1
+      }
+    }
+  }
+}
+memory_size: 1024
+'''
+
+
+def test_what_real_ge_proto_dumps_hold_reads(tmp_path: Path) -> None:
+    """Enums by name, a `:`-joined src_name, binary protobuf in an `s` attr, an empty list_list_int
+    and fields this schema does not know (skipped, as unknown fields of the binary .om are)."""
+    path = tmp_path / "ge_proto_00000006_Build.txt"
+    path.write_text(REAL_DUMP_QUIRKS)
+    graph = read_graph_file(path)
+    (op,) = graph.fusion_map.ops
+    assert (op.name, op.type, op.original_names, op.output_descs[0].dtype) == ("x", "Data", ("x",), "DT_FLOAT")
+    assert graph.fusion_map.graphs == ("ge_default_1",)
+
+
+def test_close_fusion_rule_may_be_a_ge_dump(dumps: dict, tmp_path: Path) -> None:
+    fusion_map = opdiff.read_graph(dumps["om"])
+    rule = write_atc_json(fusion_map, tmp_path / "rule.json")
+    case = write_graph_dumps(fusion_map, tmp_path / "data")
+    args = ["compare", "-m", case.npu, "-g", case.npu]
+    json_run = run_opdiff(*args, "-f", rule, "-cf", rule, "-out", tmp_path / "json")
+    ge_run = run_opdiff(*args, "-f", dumps["files"][0], "-cf", dumps["files"][1], "-out", tmp_path / "ge")
+    assert json_run.returncode == ge_run.returncode == 0, ge_run.stderr
+    (json_csv,), (ge_csv,) = (tmp_path / "json").glob("*.csv"), (tmp_path / "ge").glob("*.csv")
+    assert ge_csv.read_text() == json_csv.read_text()
