@@ -126,7 +126,7 @@ def fuzz(target_name: str, seconds: int, corpus: Optional[Path], artifacts: Path
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("target", nargs="?", help="header, dump, npy, om or layout")
+    parser.add_argument("target", nargs="?", help="the target (--list lists them)")
     parser.add_argument("--list", action="store_true", help="list the targets")
     parser.add_argument("--seconds", type=int, default=60, help="how long to fuzz (default 60)")
     parser.add_argument("--corpus", type=Path, help="corpus folder, kept between runs (default: temporary)")

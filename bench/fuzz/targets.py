@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import ml_dtypes
 import numpy as np
+from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 import opdiff
@@ -30,9 +31,13 @@ from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, format_number
 from opdiff.dumps.numpy_types import NUMPY_DTYPES
 from opdiff.graph import GraphFormatError
+from opdiff.graph.ge_text import parse_text
+from opdiff.graph.ge_text_form import TextForm, text_form_of
 from opdiff.graph.proto import ge_ir_pb2 as ge
+from opdiff.graph.proto import ge_onnx_pb2 as gx
 from opdiff.graph.read import read_graph_file
 from opdiff.testing.attr_compressor import compress
+from opdiff.testing.ge_graph_dumps import ge_onnx_text, ge_proto_text, training_model_def
 from opdiff.testing.model_defs import model_def, op_def, output_desc, simple_model_def
 from opdiff.testing.om_writer import (
     MODEL_DEF,
@@ -234,6 +239,53 @@ def check_om(data: bytes) -> None:
         return
 
 
+# --- GE graph dumps (protobuf text) ------------------------------------------------------------
+
+def ge_text_seeds(folder: Path) -> List[bytes]:
+    """Both text forms of a training graph with a sub-graph, the ONNX form without strings, and the
+    text-format corners the pre-pass must follow: comments, a BOM, `<>` messages, escapes, `bt`."""
+    model = training_model_def()
+    small = _fused_model()
+    corners = (b'\xef\xbb\xbf# comment "with quote" {\nversion: 2\ngraph: < name: \'g\\\'1\' op { name: "a\\"}" '
+               b'type: "Add" attr { key: "k" value { bt: "\\000\\377" } } } >\nattr { key: "x" value { list { i: [1, 2] } } }\n')
+    return [
+        ge_proto_text(model).encode(),
+        ge_onnx_text(model).encode(),
+        ge_onnx_text(model, with_strings=False).encode(),
+        ge_proto_text(small).encode(),
+        ge_onnx_text(small).encode(),
+        corners,
+    ]
+
+
+def check_ge_text(data: bytes) -> None:
+    """read_graph_file on the text; where no string was cut, the pre-pass's segmented parse and
+    protobuf's parse of the whole text agree: both refuse, or both give the same message."""
+    path = Scratch.write("ge_proto_00000001_Build.txt", data)
+    try:
+        graph = read_graph_file(path)
+        for group in graph.fusion_map.groups:
+            _ = group.original_names, group.relation
+    except GraphFormatError:
+        pass
+    schema = gx.ModelProto if text_form_of(data[: 64 * 1024]) is TextForm.GE_ONNX else ge.ModelDef
+    mine = schema()
+    try:
+        cut = parse_text(str(path), mine).count
+    except GraphFormatError:
+        return  # the pre-pass refuses more than protobuf (depth over 64, a string across lines)
+    if cut:
+        return  # protobuf would see the cut strings (bytes that need not even be UTF-8): no oracle
+    theirs = schema()
+    text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data  # protobuf's tokenizer takes no BOM
+    try:
+        text_format.Merge(text.decode("utf-8"), theirs, allow_unknown_field=True)
+    except (text_format.ParseError, UnicodeDecodeError) as error:
+        raise AssertionError(f"the segmented parse accepts what protobuf refuses: {error}") from None
+    if mine.SerializeToString(deterministic=True) != theirs.SerializeToString(deterministic=True):
+        raise AssertionError("the segmented parse and protobuf's whole parse give different messages")
+
+
 # --- layouts -----------------------------------------------------------------------------------
 
 # Stored formats: every layout opdiff decodes plus numbers it must treat as reshape-only.
@@ -397,6 +449,8 @@ TARGETS: Dict[str, Target] = {
         Target("dump", "whole dump files (v2, v1, nano): read_dump, every tensor stored and laid out, stats", dump_seeds, check_dump),
         Target("npy", ".npy files through the core's reader, checked against np.load", npy_seeds, check_npy),
         Target("om", "read_graph_file (what opdiff graph reads) on .om files and OM2 packages", om_seeds, check_om),
+        Target("ge_text", "GE graph dumps in protobuf text (ge_proto, ge_onnx): the pre-pass against protobuf", ge_text_seeds,
+               check_ge_text),
         Target("layout", "TensorView over random stored formats, shapes, dtypes, groups and targets", layout_seeds, check_layout),
         Target("statistics", "statistics CSVs: the Python reader, and the core's fast path checked against it", statistics_seeds,
                check_statistics),

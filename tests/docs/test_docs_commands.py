@@ -47,6 +47,7 @@ NOT_RUN_BLOCKS = {
     ("docs/producing-dumps.md", "python", "# fragment: op_outputs (op name -> list of output arrays) comes from your framework run"),
     ("docs/producing-dumps.md", "device", "atc --mode=1 --om=model.om --json=model.json   # the fusion rule as JSON (opdiff reads the .om directly too)"),
     ("docs/scenario-npu-vs-golden.md", "device", "opdiff compare -m $DUMP/20261129103000/0/resnet50/1/0 -g golden/ -f resnet50.om -out results/ -advisor"),
+    ("docs/scenario-npu-vs-golden.md", "device", "opdiff graph graphs/ge_proto_00000123_Build.txt --limit 0"),
     ("docs/scenario-npu-vs-npu.md", "device", "opdiff compare -m new/20261129103000/0/resnet50/1/0 -g old/20261120091500/0/resnet50/1/0 -out results/ -advisor"),
     ("docs/scenario-fusion.md", "device", "opdiff compare -m on/ -g off/ -f resnet50.om -cf resnet50_nofusion.om -out results/"),
     ("docs/scenario-quantized.md", "device", "opdiff compare -m quant_dump/ -g golden/ -f resnet50_quant.om -q quant_fusion_rule.json -out results/ -advisor"),

@@ -24,8 +24,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("-m", "--my-dump-path", required=True, type=Path, help="NPU dump folder (any level of the device layout)")
     parser.add_argument("-g", "--golden-dump-path", required=True, type=Path, help="golden .npy folder or NPU dump folder")
-    parser.add_argument("-f", "--fusion-rule-file", type=Path, help="the NPU model: .om file or its atc --mode=1 JSON")
-    parser.add_argument("-cf", "--close-fusion-rule-file", type=Path, help="the fusion-off model (.om or JSON), with -f")
+    parser.add_argument("-f", "--fusion-rule-file", type=Path,
+                        help="the NPU model: .om file, its atc --mode=1 JSON, or a GE graph dump (ge_proto_*.txt, ge_onnx_*.pbtxt)")
+    parser.add_argument("-cf", "--close-fusion-rule-file", type=Path, help="the fusion-off model (.om, JSON or GE graph dump), with -f")
     parser.add_argument("-q", "--quant-fusion-rule-file", type=Path, help="the quantization fusion rule (.om or JSON), with -f")
     parser.add_argument("-out", "--output", type=Path, default=Path("."), help="folder for the result file (default: here)")
     parser.add_argument("-alg", "--algorithm", nargs="+", metavar="ALG",

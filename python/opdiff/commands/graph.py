@@ -1,4 +1,4 @@
-"""`opdiff graph MODEL.om|MODEL.json [--json OUT]`: what an offline model fused, and its atc JSON."""
+"""`opdiff graph MODEL.om|MODEL.json|ge_proto_*.txt|ge_onnx_*.pbtxt [--json OUT]`: what a model fused, and its atc JSON."""
 
 from __future__ import annotations
 
@@ -26,11 +26,12 @@ T = TypeVar("T")
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "graph",
-        help="summarise the fusion provenance of an .om model or its atc JSON; export atc JSON",
-        description="Read an offline model (.om, OM2 package or atc --mode=1 JSON) and show its header and "
+        help="summarise the fusion provenance of an .om model, its atc JSON or a GE graph dump; export atc JSON",
+        description="Read an offline model (.om, OM2 package or atc --mode=1 JSON) or a GE graph dump (ge_proto_*.txt, "
+        "ge_onnx_*.pbtxt) and show its header and "
         "partitions (an .om), the ATC command line and soc_version, its ops, fused ops, relations, inputs and outputs.",
     )
-    parser.add_argument("model", metavar="MODEL", help="an .om file, OM2 package or atc --mode=1 JSON")
+    parser.add_argument("model", metavar="MODEL", help="an .om file, OM2 package, atc --mode=1 JSON or GE graph dump")
     parser.add_argument("--json", metavar="OUT", help="also write an atc --mode=1-compatible JSON here")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help="rows per table (default 20; 0 = all)")
     parser.set_defaults(run=run)

@@ -1,4 +1,5 @@
-"""`read_graph`: one entry point for .om files, OM2 packages and atc JSON, told apart by content.
+"""`read_graph`: one entry point for .om files, OM2 packages, atc JSON and GE graph dumps (ge_proto
+text, ge_onnx text), told apart by content.
 
 `read_graph_file` also keeps what `opdiff graph` shows beside the FusionMap: the kind, the model's
 build facts and, for an .om, the decoded file (header, partitions).
@@ -15,7 +16,8 @@ from opdiff.graph.atc_json import fusion_map_from_json, load_atc_json, read_atc_
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.gc_pause import gc_paused
-from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_json
+from opdiff.graph.ge_text_form import TextForm, text_form_of
+from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_json, string_attrs_of_model_def
 from opdiff.graph.om2_package import load_om2_json, read_om2
 from opdiff.graph.om_header import ZIP_MAGIC
 
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 PathLike = Union[str, "os.PathLike[str]"]
 _OM_MAGIC = b"IMOD"
 _JSON_STARTS = (b"{", b"\xef\xbb\xbf{")  # an atc JSON is one object, maybe after a UTF-8 BOM
+_HEAD_BYTES = 64 * 1024  # enough to see the first ONNX-only field name of a ge_onnx dump
 
 
 class GraphKind(Enum):
@@ -33,6 +36,12 @@ class GraphKind(Enum):
     OM = ".om offline model"
     OM2 = "OM2 package"
     ATC_JSON = "atc --mode=1 JSON"
+    GE_PROTO = "GE graph dump (ge_proto text)"
+    GE_ONNX = "GE graph dump (ge_onnx text)"
+
+
+_TEXT_KINDS = {TextForm.GE_PROTO: GraphKind.GE_PROTO, TextForm.GE_ONNX: GraphKind.GE_ONNX}
+_TEXT_FORMS = {kind: form for form, kind in _TEXT_KINDS.items()}
 
 
 def detect_graph_kind(path: PathLike) -> GraphKind:
@@ -49,7 +58,7 @@ def detect_graph_kind(path: PathLike) -> GraphKind:
     source = os.fspath(path)
     try:
         with open(source, "rb") as handle:
-            head = handle.read(64)
+            head = handle.read(_HEAD_BYTES)
     except OSError as error:
         raise GraphFormatError(source, f"cannot open: {error.strerror or error}") from None
     if head.startswith(_OM_MAGIC):
@@ -60,11 +69,15 @@ def detect_graph_kind(path: PathLike) -> GraphKind:
         return GraphKind.ATC_JSON
     if not head:
         raise GraphFormatError(source, "empty file")
-    raise GraphFormatError(source, "neither an .om model (magic 'IMOD'), an OM2 package (zip) nor atc JSON")
+    form = text_form_of(head)
+    if form is not None:
+        return _TEXT_KINDS[form]
+    raise GraphFormatError(source, "neither an .om model (magic 'IMOD'), an OM2 package (zip), atc JSON "
+                                   "nor a GE graph dump (protobuf text)")
 
 
 def read_graph(path: PathLike) -> FusionMap:
-    """The FusionMap of an offline model: .om, OM2 package or `atc --mode=1` JSON.
+    """The FusionMap of an offline model (.om, OM2 package, `atc --mode=1` JSON) or a GE graph dump.
 
     The kind is decided by the file's first bytes, so a misnamed file still reads.
 
@@ -85,6 +98,10 @@ def read_graph(path: PathLike) -> FusionMap:
             return read_om_fusion_map(source)
         if kind is GraphKind.OM2:
             return read_om2(source)
+        if kind in _TEXT_FORMS:
+            from opdiff.graph.ge_text import fusion_map_of_text_dump, read_text_dump  # protobuf, as for an .om
+
+            return fusion_map_of_text_dump(read_text_dump(source, _TEXT_FORMS[kind]), source)
         return read_atc_json(source)
 
 
@@ -117,5 +134,11 @@ def read_graph_file(path: PathLike) -> GraphFile:
 
             om = read_om(source)
             return GraphFile(kind, om.fusion_map, om.facts, om)
+        if kind in _TEXT_FORMS:
+            from opdiff.graph.ge_text import fusion_map_of_text_dump, read_text_dump
+
+            dump = read_text_dump(source, _TEXT_FORMS[kind])
+            facts = model_facts(string_attrs_of_model_def(dump.model_def))
+            return GraphFile(kind, fusion_map_of_text_dump(dump, source), facts)
         doc, name = load_om2_json(source) if kind is GraphKind.OM2 else (load_atc_json(source), source)
         return GraphFile(kind, fusion_map_from_json(doc, name), model_facts(string_attrs_of_json(doc)))
