@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
-from opdiff.producers.onnx_support import OnnxModel, OnnxNode
+from opdiff.producers.onnx_support import OnnxGraph, OnnxModel, OnnxNode
 
 _SHAPE_ONLY = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Flatten", "Transpose")
 
@@ -104,52 +104,21 @@ def randomize_weights(model: OnnxModel, seed: int) -> RandomizedWeights:
     (['Conv'], 1, [4, 3, 3, 3])
     """
     import onnx
-    from onnx import numpy_helper
 
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     graph = copy.graph
-    initializers = {init.name: init for init in graph.initializer}
     consumers: Dict[str, List[Tuple[OnnxNode, int]]] = {}
     for node in graph.node:
         for index, name in enumerate(node.input):
             consumers.setdefault(name, []).append((node, index))
-
-    def semantic_consumer(tensor: str) -> Optional[Tuple[OnnxNode, int]]:
-        # Follow shape-only ops: densenet feeds batch-norm scales to Mul through Unsqueeze.
-        for node, index in consumers.get(tensor, ()):
-            if node.op_type in _SHAPE_ONLY and index == 0:
-                found = semantic_consumer(node.output[0])
-                if found is not None:
-                    return found
-            elif _role(node.op_type, index, node) is not None:
-                return node, index
-        return None
-
-    def constant_shape(node: OnnxNode) -> Optional[Tuple[int, ...]]:
-        if node.op_type != "ConstantOfShape" or node.input[0] not in initializers:
-            return None
-        return tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
-
     rng = np.random.default_rng(seed)
     counts = dict.fromkeys(WeightRole, 0)
     replaced_nodes = []
     new_values: Dict[str, np.ndarray] = {}
     # One pass in graph order so that the same seed gives the same weights.
-    candidates: List[Tuple[str, Tuple[int, ...], np.dtype, Optional[OnnxNode]]] = []
-    for init in graph.initializer:
-        if init.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE):
-            candidates.append((init.name, tuple(init.dims), numpy_helper.to_array(init).dtype, None))
-    for node in graph.node:
-        shape = constant_shape(node)
-        if shape is None:
-            continue
-        value = next((a.t for a in node.attribute if a.name == "value"), None)
-        dtype = numpy_helper.to_array(value).dtype if value is not None else np.dtype(np.float32)
-        if dtype.kind == "f":
-            candidates.append((node.output[0], shape, dtype, node))
-    for name, shape, dtype, constant_node in candidates:
-        found = semantic_consumer(name)
+    for name, shape, dtype, constant_node in _candidates(graph):
+        found = _semantic_consumer(name, consumers)
         if found is None:
             continue
         consumer, index = found
@@ -161,6 +130,50 @@ def randomize_weights(model: OnnxModel, seed: int) -> RandomizedWeights:
         counts[role] += 1
         if constant_node is not None:
             replaced_nodes.append(constant_node)
+    _replace(graph, replaced_nodes, new_values)
+    _tidy(copy)
+    return RandomizedWeights(copy, counts)
+
+
+def _semantic_consumer(tensor: str, consumers: Dict[str, List[Tuple[OnnxNode, int]]]) -> Optional[Tuple[OnnxNode, int]]:
+    """The node and input index that give `tensor` its role, following shape-only ops (densenet
+    feeds batch-norm scales to Mul through Unsqueeze)."""
+    for node, index in consumers.get(tensor, ()):
+        if node.op_type in _SHAPE_ONLY and index == 0:
+            found = _semantic_consumer(node.output[0], consumers)
+            if found is not None:
+                return found
+        elif _role(node.op_type, index, node) is not None:
+            return node, index
+    return None
+
+
+def _candidates(graph: OnnxGraph) -> List[Tuple[str, Tuple[int, ...], np.dtype, Optional[OnnxNode]]]:
+    """Every float weight in graph order: (tensor, shape, dtype, the ConstantOfShape node that makes
+    it, or None for an initializer)."""
+    import onnx
+    from onnx import numpy_helper
+
+    initializers = {init.name: init for init in graph.initializer}
+    candidates: List[Tuple[str, Tuple[int, ...], np.dtype, Optional[OnnxNode]]] = []
+    for init in graph.initializer:
+        if init.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.DOUBLE):
+            candidates.append((init.name, tuple(init.dims), numpy_helper.to_array(init).dtype, None))
+    for node in graph.node:
+        if node.op_type != "ConstantOfShape" or node.input[0] not in initializers:
+            continue
+        shape = tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
+        value = next((a.t for a in node.attribute if a.name == "value"), None)
+        dtype = numpy_helper.to_array(value).dtype if value is not None else np.dtype(np.float32)
+        if dtype.kind == "f":
+            candidates.append((node.output[0], shape, dtype, node))
+    return candidates
+
+
+def _replace(graph: OnnxGraph, replaced_nodes: List[OnnxNode], new_values: Dict[str, np.ndarray]) -> None:
+    """Drop the replaced ConstantOfShape nodes and initializers; add the new initializers."""
+    from onnx import numpy_helper
+
     # Rebuild the node list: removing from a protobuf repeated field one by one is quadratic.
     replaced = {id(node) for node in replaced_nodes}
     kept_nodes = [node for node in graph.node if id(node) not in replaced]
@@ -170,8 +183,6 @@ def randomize_weights(model: OnnxModel, seed: int) -> RandomizedWeights:
     del graph.initializer[:]
     graph.initializer.extend(kept)
     graph.initializer.extend(numpy_helper.from_array(array, name) for name, array in new_values.items())
-    _tidy(copy)
-    return RandomizedWeights(copy, counts)
 
 
 def _ends_branch(node: OnnxNode, consumers: Dict[str, List[Tuple[OnnxNode, int]]]) -> bool:
