@@ -65,18 +65,34 @@ class _Writer:
 def fusion_case(root: Path, seed: int = 0) -> Case:
     """NPU vs golden with a fusion rule; every row kind of docs/reference/reference-tool.md §2.5 / §3.3 appears at least once."""
     w = _Writer(root, np.random.default_rng(seed))
-    rng = w.rng
-
-    def nchw(*shape: int) -> NDArray[np.float32]:
-        return rng.standard_normal(shape).astype(np.float32)
-
     ops: List[RuleOp] = []
+    # In this order: each part draws from the one generator, so the data stays as the snapshot has it.
+    relu2, fc = _fusion_chain(w, ops)
+    _fusion_edge_values(w, ops)
+    _fusion_walk_backs(w, ops, relu2, fc)
 
-    x = w.golden("input", 0, nchw(1, 24, 8, 8))
+    (root / "rule.json").write_text(json.dumps(rule(ops)))
+    return Case("fusion rule (generated)", root / "npu", root / "golden", root / "rule.json",
+                runs=((), ("-overflow_detection",), ("-alg", "0", "1", "4"), ("-s", "1,2,5,13")),
+                note="fused, one-to-multi, Cast/TransData walk-back, NC1HWC0/FRACTAL_NZ fp16, bf16, int, edge values")
+
+
+
+
+
+def _normal(rng: np.random.Generator, *shape: int) -> NDArray[np.float32]:
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def _fusion_chain(w: _Writer, ops: List[RuleOp]) -> Tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Data, fused Conv, pool, Cast, MatMul, Relu, Split, a one-to-multi op and a one-element
+    output; returns relu2's and fc's goldens, which later ops read."""
+    rng = w.rng
+    x = w.golden("input", 0, _normal(rng, 1, 24, 8, 8))
     ops.append(RuleOp("input", "Data", 0, originals=["input"], outputs=[Output("input", 0, x.shape, "NCHW")]))
     w.device[("input", 0)] = Tensor(w.noisy(x), layout="NC1HWC0", dtype="float16")  # not dumped (Data)
 
-    relu1 = w.golden("relu1/Relu", 0, np.maximum(nchw(1, 24, 8, 8), 0))
+    relu1 = w.golden("relu1/Relu", 0, np.maximum(_normal(rng, 1, 24, 8, 8), 0))
     conv = RuleOp("conv1/Conv2D_bn_relu", "Conv2D", 1, ["input:0", "input:-1"],
                   ["conv1/Conv2D", "bn1/BatchNorm", "relu1/Relu"], [Output("relu1/Relu", 0, relu1.shape, "NCHW")])
     ops.append(conv)
@@ -93,7 +109,7 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     ops.append(op)
     w.dump(op, [("pool1/MaxPool", 0)], [Tensor(w.noisy(pool, 1e-6), layout="NC1HWC0", dtype="float32")])
 
-    fc = w.golden("fc/MatMul", 0, nchw(24, 40))
+    fc = w.golden("fc/MatMul", 0, _normal(rng, 24, 40))
     op = RuleOp("fc/MatMul", "MatMulV2", 4, ["cast1:0"], ["fc/MatMul"], [Output("fc/MatMul", 0, fc.shape)])
     ops.append(op)
     w.dump(op, [("cast1", 0)], [Tensor(w.noisy(fc), layout="FRACTAL_NZ", dtype="float16")])
@@ -110,7 +126,7 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     w.dump(op, [("relu2/Relu", 0)], [Tensor(w.noisy(h), dtype="float16") for h in halves])
 
     # One framework op run as two NPU ops (one-to-multi): the first is an inner node, not compared.
-    big = w.golden("big_conv", 0, nchw(24, 20))
+    big = w.golden("big_conv", 0, _normal(rng, 24, 20))
     part0 = RuleOp("big_conv_part0", "Conv2D", 7, ["split/Split:0"], ["big_conv"], [Output("", 0, big.shape)], multiop=True)
     part1 = RuleOp("big_conv_part1", "Conv2D", 8, ["big_conv_part0:0"], ["big_conv"], [Output("big_conv", 0, big.shape)], multiop=True)
     ops += [part0, part1]
@@ -121,8 +137,13 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     op = RuleOp("reduce/ReduceSum", "ReduceSum", 9, ["big_conv_part1:0"], ["reduce/ReduceSum"], [Output("reduce/ReduceSum", 0, [1])])
     ops.append(op)
     w.dump(op, [("big_conv_part1", 0)], [Tensor(np.array([3.25], np.float32), dtype="float16")])
+    return relu2, fc
 
-    gelu = w.golden("gelu/Gelu", 0, nchw(512))
+
+def _fusion_edge_values(w: _Writer, ops: List[RuleOp]) -> None:
+    """bf16, all-zero goldens, fp16 overflow, NaN and an integer output."""
+    rng = w.rng
+    gelu = w.golden("gelu/Gelu", 0, _normal(rng, 512))
     op = RuleOp("gelu/Gelu", "Gelu", 10, ["split/Split:1"], ["gelu/Gelu"], [Output("gelu/Gelu", 0, gelu.shape, dtype="DT_BF16")])
     ops.append(op)
     w.dump(op, [("split/Split", 1)], [Tensor(w.noisy(gelu, 3e-3), dtype="bfloat16")])
@@ -130,21 +151,21 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     zero = w.golden("mask/Mul", 0, np.zeros(256, np.float32))  # golden all zero: cosine not computed
     op = RuleOp("mask/Mul", "Mul", 11, ["gelu/Gelu:0"], ["mask/Mul"], [Output("mask/Mul", 0, zero.shape)])
     ops.append(op)
-    w.dump(op, [("gelu/Gelu", 0)], [Tensor(1e-3 * nchw(256), dtype="float16")])
+    w.dump(op, [("gelu/Gelu", 0)], [Tensor(1e-3 * _normal(rng, 256), dtype="float16")])
 
     both_zero = w.golden("gate/Mul", 0, np.zeros(64, np.float32))
     op = RuleOp("gate/Mul", "Mul", 12, ["mask/Mul:0"], ["gate/Mul"], [Output("gate/Mul", 0, both_zero.shape)])
     ops.append(op)
     w.dump(op, [("mask/Mul", 0)], [Tensor(np.zeros(64, np.float32), dtype="float16")])
 
-    exp = w.golden("exp/Exp", 0, np.exp(nchw(128)))
+    exp = w.golden("exp/Exp", 0, np.exp(_normal(rng, 128)))
     hot = w.noisy(exp)
     hot[3], hot[7] = 70000.0, np.inf  # fp16 overflow (both become inf)
     op = RuleOp("exp/Exp", "Exp", 13, ["gelu/Gelu:0"], ["exp/Exp"], [Output("exp/Exp", 0, exp.shape)])
     ops.append(op)
     w.dump(op, [("gelu/Gelu", 0)], [Tensor(hot, dtype="float16")])
 
-    log = w.golden("log/Log", 0, nchw(128))
+    log = w.golden("log/Log", 0, _normal(rng, 128))
     broken = w.noisy(log)
     broken[5] = np.nan
     op = RuleOp("log/Log", "Log", 14, ["exp/Exp:0"], ["log/Log"], [Output("log/Log", 0, log.shape)])
@@ -156,28 +177,27 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     ops.append(op)
     w.dump(op, [("log/Log", 0)], [Tensor(idx.astype(np.int32), dtype="int32")])
 
+
+def _fusion_walk_backs(w: _Writer, ops: List[RuleOp], relu2: NDArray[np.float32], fc: NDArray[np.float32]) -> None:
+    """An op without a golden file, one without a dump, a TransData walked back, and the faulty op."""
+    rng = w.rng
     op = RuleOp("tanh/Tanh", "Tanh", 16, ["relu2/Relu:0"], ["tanh/Tanh"], [Output("tanh/Tanh_src", 0, [24, 40])])
     ops.append(op)  # its golden file was never written
     w.dump(op, [("relu2/Relu", 0)], [Tensor(np.tanh(relu2), dtype="float16")])
 
     ops.append(RuleOp("sigmoid/Sigmoid", "Sigmoid", 17, ["relu2/Relu:0"], ["sigmoid/Sigmoid"],
                       [Output("sigmoid/Sigmoid", 0, [24, 40])]))  # no dump on the device
-    w.golden("sigmoid/Sigmoid", 0, nchw(24, 40))
+    w.golden("sigmoid/Sigmoid", 0, _normal(rng, 24, 40))
 
     # TransData back to NZ; its consumer's input is compared with relu2's golden.
     op = RuleOp("trans/TransData", "TransData", 18, ["relu2/Relu:0"], None, [Output("", 0, [24, 40])])
     ops.append(op)
     w.dump(op, [("relu2/Relu", 0)], [Tensor(w.noisy(relu2), layout="FRACTAL_NZ", dtype="float16")])
 
-    add = w.golden("add/Add", 0, nchw(24, 40))
+    add = w.golden("add/Add", 0, _normal(rng, 24, 40))
     op = RuleOp("add/Add", "Add", 19, ["trans/TransData:0", "fc/MatMul:0"], ["add/Add"], [Output("add/Add", 0, add.shape)])
     ops.append(op)
     w.dump(op, [("trans/TransData", 0), ("fc/MatMul", 0)], [Tensor(w.noisy(add, 0.5), dtype="float16")])  # the faulty op
-
-    (root / "rule.json").write_text(json.dumps(rule(ops)))
-    return Case("fusion rule (generated)", root / "npu", root / "golden", root / "rule.json",
-                runs=((), ("-overflow_detection",), ("-alg", "0", "1", "4"), ("-s", "1,2,5,13")),
-                note="fused, one-to-multi, Cast/TransData walk-back, NC1HWC0/FRACTAL_NZ fp16, bf16, int, edge values")
 
 
 def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
