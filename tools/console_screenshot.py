@@ -18,19 +18,21 @@ from pathlib import Path
 
 from rich.console import Console
 
+from opdiff.commands.demo import show_demo
 from opdiff.demo.report import run_demo
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def record_demo(out: Path, width: int) -> int:
-    """Run the demo with a recording console and write the SVG atomically; returns the demo's exit code."""
+    """Run the demo with a recording console and write the SVG atomically; returns 0."""
     console = Console(record=True, width=width, force_terminal=True, color_system="truecolor", file=io.StringIO())
     with tempfile.TemporaryDirectory(prefix="opdiff-screenshot-") as folder:
         here = Path.cwd()
         os.chdir(folder)
         try:
-            code = run_demo(Path("demo"), seed=0, fault="block2/conv1", fault_scale=1.5, console=console)
+            show_demo(run_demo(Path("demo"), seed=0, fault="block2/conv1", fault_scale=1.5), console)
+            code = 0
         finally:
             os.chdir(here)
     out.parent.mkdir(parents=True, exist_ok=True)

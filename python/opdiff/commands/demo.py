@@ -1,10 +1,20 @@
-"""`opdiff demo`: make a realistic case, compare it and show the report."""
+"""`opdiff demo`: make a realistic case and compare it (demo/), then show the result (here)."""
 
 from __future__ import annotations
 
 import argparse
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+
+from opdiff.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from opdiff.demo.run import DemoRun
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +50,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_in(folder: Path, args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    console = Console()
+    try:
+        run = _demo(folder, args)
+    except ValueError as error:
+        console.print(f"[red]error:[/] {escape(str(error))}", soft_wrap=True)
+        return ExitCode.BAD_INPUT
+    except OSError as error:  # an unwritable or full output folder
+        console.print(f"[red]error:[/] cannot write the demo data to {folder}: {escape(str(error.strerror or error))}", soft_wrap=True)
+        return ExitCode.BAD_INPUT
+    show_demo(run, console)
+    return ExitCode.OK
+
+
+def _demo(folder: Path, args: argparse.Namespace) -> DemoRun:
     if args.statistics:
         from opdiff.demo.statistics import run_statistics_demo
 
@@ -49,3 +75,12 @@ def _run_in(folder: Path, args: argparse.Namespace) -> int:
     from opdiff.demo.report import run_demo
 
     return run_demo(folder, args.seed, args.fault, 1.5 if args.fault_scale is None else args.fault_scale)
+
+
+def show_demo(run: DemoRun, console: Console) -> None:
+    """What `opdiff demo` prints: what it wrote, the console report of its result, the advisor."""
+    from opdiff.report.tensor.console import print_findings
+
+    console.print(run.description)
+    console.print(run.result)
+    print_findings(run.findings, console)

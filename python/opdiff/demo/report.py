@@ -1,26 +1,25 @@
 """Runs the demo network as a framework would (fp32 golden, one .npy per op) and as an NPU would
 (fp16, fused ops, 5HD layouts, one Ascend dump per op, one op faulty), writes the fusion rule,
-then compares the two with opdiff.compare and prints the report."""
+then compares the two with opdiff.compare (commands/demo.py prints the result)."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict
 
 import numpy as np
-from rich.console import Console
 
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.demo.fusion import fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
+from opdiff.demo.run import DemoRun
 from opdiff.dumps import Tensor
 from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
 from opdiff.report.file_names import result_file_name
-from opdiff.report.tensor.console import print_findings, print_report
 from opdiff.results.tensor_report import Report
 
 
@@ -52,22 +51,12 @@ def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[
     return paths
 
 
-def run_demo(folder: Path, seed: int, fault: str, fault_scale: float, console: Optional[Console] = None) -> int:
-    """Write the case into `folder`, compare it and print the report (to `console`, e.g. a
-    recording one for tools/console_screenshot.py; default: the terminal)."""
-    console = console or Console()
-    try:
-        paths = write_case(folder, seed, fault, fault_scale)
-    except ValueError as error:
-        console.print(f"[red]error:[/] {error}", soft_wrap=True)
-        return 2
-    except OSError as error:  # an unwritable or full output folder
-        console.print(f"[red]error:[/] cannot write the demo data to {folder}: {error.strerror or error}", soft_wrap=True)
-        return 2
+def run_demo(folder: Path, seed: int, fault: str, fault_scale: float) -> DemoRun:
+    """Write the case into `folder` and compare it; ValueError for a fault the network has not,
+    OSError when `folder` cannot be written."""
+    paths = write_case(folder, seed, fault, fault_scale)
     report = opdiff.compare(paths["npu"], paths["golden"], fusion_rule=paths["rule"], csv=folder / result_file_name())
     assert isinstance(report, Report), "the demo dumps full tensors"
-    console.print(f"demo data in [bold]{folder}[/]: npu/ (fp16 Ascend dumps, fused ops), golden/ (fp32 .npy), "
-                  f"model.json (fusion rule); the device run has a fault in [bold]{fault}[/]")
-    print_report(report, console, csv_path=str(report.csv_path))
-    print_findings(advise(report, opdiff.read_graph(paths["rule"])), console)
-    return 0
+    description = (f"demo data in [bold]{folder}[/]: npu/ (fp16 Ascend dumps, fused ops), golden/ (fp32 .npy), "
+                   f"model.json (fusion rule); the device run has a fault in [bold]{fault}[/]")
+    return DemoRun(description, report, advise(report, opdiff.read_graph(paths["rule"])))
