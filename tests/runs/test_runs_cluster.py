@@ -18,8 +18,8 @@ pytest.importorskip("distributed")
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.runs.worker import EXIT_AFTER_RUNS_VARIABLE
 from opdiff.testing.dump_tree import Fault, write_dump_tree
-from opdiff.testing.local_cluster import local_cluster
-from opdiff.testing.tls_certificates import have_openssl, make_cluster_certificates
+from tests.support.local_cluster import local_cluster
+from tests.support.tls_certificates import have_openssl, make_cluster_certificates
 
 pytestmark = pytest.mark.cluster
 CLIENT_TIMEOUT = 120  # seconds: a client run that takes longer has hung

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, List, Mapping, Optional, Sequence
 
-from opdiff.testing.tls_certificates import TlsFiles
+from tests.support.tls_certificates import TlsFiles
 
 START_TIMEOUT = 90.0
 STOP_TIMEOUT = 15.0
