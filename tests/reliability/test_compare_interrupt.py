@@ -70,8 +70,10 @@ def test_ctrl_c_keeps_an_incomplete_report(tmp_path: Path) -> None:
         process, stdout, stderr, seconds = _interrupted(
             [sys.executable, "-m", "opdiff", "compare", "-m", str(a), "-g", str(b), "-out", str(out), "--threads", "1"],
             tmp_path, lambda process, out=out: _rows_flushed(out, process))
-        if process.returncode != ExitCode.OK:
-            break  # the interrupt landed before the end
+        assert process.returncode in (ExitCode.OK, ExitCode.INTERRUPTED), stderr
+        assert not list(out.glob("*.partial")) and "Traceback" not in stderr, stderr
+        if list(out.glob("result_*.incomplete.csv")):
+            break  # the interrupt landed among the rows (not after the last, while the CSV was named)
     else:
         pytest.fail(f"every comparison finished before Ctrl-C, up to {OPS[-1]} ops")
     assert seconds < STOP_SECONDS, "the run went on after Ctrl-C"

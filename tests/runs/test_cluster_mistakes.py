@@ -43,43 +43,52 @@ class TlsSite:
     tree: DumpTree
     certs: ClusterCertificates
     cluster: LocalCluster
+    plain: LocalCluster  # a scheduler without TLS
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TlsSite]:
-    """One TLS scheduler and its worker for every case."""
+    """One TLS scheduler and one plain, each with a worker, for every case."""
     base = tmp_path_factory.mktemp("mistakes")
     tree = write_dump_tree(base / "data", devices=(0,), steps=(0,))
     certs = make_cluster_certificates(base / "certs")
-    with local_cluster(base / "cluster", [base / "data"], tls=certs.node, client_tls=certs.client) as cluster:
-        yield TlsSite(base, tree, certs, cluster)
+    with local_cluster(base / "cluster", [base / "data"], tls=certs.node, client_tls=certs.client) as cluster, \
+            local_cluster(base / "plain", [base / "data"]) as plain:
+        yield TlsSite(base, tree, certs, cluster, plain)
 
 
-def _tcp(address: str) -> str:
-    return address.replace("tls://", "tcp://")
+def _tls(site: TlsSite) -> str:
+    return site.cluster.address
 
 
-# (case, the command's --scheduler and TLS flags, exit code, words the one line must hold)
-CASES: Dict[str, Tuple[Callable[[LocalCluster, ClusterCertificates], List[str]], ExitCode, str]] = {
-    "tls without certificates": (lambda c, k: [c.address], ExitCode.BAD_INPUT,
+def _tcp(site: TlsSite) -> str:
+    """The TLS scheduler's address with a plain scheme."""
+    return site.cluster.address.replace("tls://", "tcp://")
+
+
+# case: (the command's --scheduler and TLS flags, the exit code, words the one line must hold)
+CASES: Dict[str, Tuple[Callable[[TlsSite], List[str]], ExitCode, str]] = {
+    "tls without certificates": (lambda s: [_tls(s)], ExitCode.BAD_INPUT,
                                  "a tls:// scheduler needs this client's certificates: give --tls-ca-file, --tls-cert and --tls-key"),
-    "a certificate from another CA": (lambda c, k: [c.address, *_flags(k.stranger)], ExitCode.CLUSTER_LOST,
+    "a certificate from another CA": (lambda s: [_tls(s), *_flags(s.certs.stranger)], ExitCode.CLUSTER_LOST,
                                       "the scheduler refused this client's certificate: another CA signed it"),
-    "an expired certificate": (lambda c, k: [c.address, *_flags(k.expired)], ExitCode.CLUSTER_LOST,
+    "an expired certificate": (lambda s: [_tls(s), *_flags(s.certs.expired)], ExitCode.CLUSTER_LOST,
                                "the scheduler refused this client's certificate: it has expired (renew --tls-cert)"),
-    "trusting another CA than the cluster's": (lambda c, k: [c.address, *_flags(k.distrustful)], ExitCode.CLUSTER_LOST,
+    "trusting another CA than the cluster's": (lambda s: [_tls(s), *_flags(s.certs.distrustful)], ExitCode.CLUSTER_LOST,
                                                "this client does not trust the scheduler's certificate (--tls-ca-file"),
-    "plain tcp to a TLS scheduler": (lambda c, k: [_tcp(c.address)], ExitCode.CLUSTER_LOST,
+    "plain tcp to a TLS scheduler": (lambda s: [_tcp(s)], ExitCode.CLUSTER_LOST,
                                      "a TLS scheduler does that to plain tcp:// (use its tls:// address"),
-    "TLS flags with a tcp address": (lambda c, k: [_tcp(c.address), *_flags(k.client)], ExitCode.BAD_INPUT,
+    "tls to a plain scheduler": (lambda s: [s.plain.address.replace("tcp://", "tls://"), *_flags(s.certs.client)],
+                                 ExitCode.CLUSTER_LOST, "no TLS handshake with the scheduler: it may speak plain tcp://"),
+    "TLS flags with a tcp address": (lambda s: [_tcp(s), *_flags(s.certs.client)], ExitCode.BAD_INPUT,
                                      "--tls-* certificates with a plain tcp:// address"),
-    "nothing listens": (lambda c, k: [f"tcp://127.0.0.1:{_free_port()}"], ExitCode.CLUSTER_LOST,
+    "nothing listens": (lambda s: [f"tcp://127.0.0.1:{_free_port()}"], ExitCode.CLUSTER_LOST,
                         "nothing listens there (start the scheduler, or fix the address or port)"),
-    "a missing certificate file": (lambda c, k: [c.address, "--tls-ca-file", str(k.client.ca), "--tls-cert", "nowhere.pem",
-                                                 "--tls-key", str(k.client.key)], ExitCode.BAD_INPUT,
+    "a missing certificate file": (lambda s: [_tls(s), "--tls-ca-file", str(s.certs.client.ca), "--tls-cert", "nowhere.pem",
+                                              "--tls-key", str(s.certs.client.key)], ExitCode.BAD_INPUT,
                                    "--tls-cert nowhere.pem: no such file"),
-    "a key that is not the certificate's": (lambda c, k: [c.address, "--tls-ca-file", str(k.client.ca), "--tls-cert",
-                                                          str(k.client.cert), "--tls-key", str(k.node.key)],
+    "a key that is not the certificate's": (lambda s: [_tls(s), "--tls-ca-file", str(s.certs.client.ca), "--tls-cert",
+                                                       str(s.certs.client.cert), "--tls-key", str(s.certs.node.key)],
                                             ExitCode.BAD_INPUT, "is not the key of --tls-cert"),
 }
 
@@ -87,7 +96,7 @@ CASES: Dict[str, Tuple[Callable[[LocalCluster, ClusterCertificates], List[str]],
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_cluster_mistake_is_one_line_naming_what_to_fix(site: TlsSite, case: str) -> None:
     make_flags, code, words = CASES[case]
-    scheduler, *tls = make_flags(site.cluster, site.certs)
+    scheduler, *tls = make_flags(site)
     out = site.base / case.replace(" ", "_")
     done = subprocess.run([sys.executable, "-m", "opdiff", "compare", "-m", site.tree.root.name, "-g", "golden",
                            "-f", str(site.tree.rule), "--scheduler", scheduler, *tls, "-out", str(out)],

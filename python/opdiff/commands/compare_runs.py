@@ -69,9 +69,6 @@ def run_many(args: argparse.Namespace) -> int:
     except ClusterError as error:
         print_error(f"{error}", errors)
         return ExitCode.CLUSTER_LOST
-    except KeyboardInterrupt:  # before the runs started (connecting, discovery) or after the last: nothing half-written
-        print_error("interrupted (Ctrl-C)", errors)
-        return ExitCode.INTERRUPTED
     finally:
         close = getattr(executor, "close", None)
         if close is not None:
