@@ -105,13 +105,15 @@ def own_certificate_problem(security: Security) -> Optional[str]:
     ca, cert, key = tls["ca_file"], tls["cert"], tls["key"]
     if not ca or not cert or any("\n" in value for value in (ca, cert, key or "")):
         return None  # PEM text rather than files: nothing to load here
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(cert, key)  # the client's own pair stands in for the scheduler's
-    server.load_verify_locations(ca)
+    server, client = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER), ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     server.verify_mode = ssl.CERT_REQUIRED
-    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
-    client.load_cert_chain(cert, key)
+    try:
+        server.load_cert_chain(cert, key)  # the client's own pair stands in for the scheduler's
+        server.load_verify_locations(ca)
+        client.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError):
+        return None  # files this client cannot load: client_security names them before connecting
     to_server, to_client = ssl.MemoryBIO(), ssl.MemoryBIO()
     server_side = server.wrap_bio(to_server, to_client, server_side=True)
     client_side = client.wrap_bio(to_client, to_server)
