@@ -24,10 +24,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.tensor.html_writer import write_html_report
-from opdiff.testing.chromium import dump_dom, find_chromium, screenshot
 from opdiff.testing.large_report import large_report
+from tests.support.chromium import dump_dom, find_chromium, screenshot
 
 
 def _shot_seconds(page: Path, folder: Path) -> float:

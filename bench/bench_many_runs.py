@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.cluster import ClusterExecutor
 from opdiff.testing.dump_tree import DumpTree, Fault, write_dump_tree
-from opdiff.testing.local_cluster import local_cluster
+from tests.support.local_cluster import local_cluster
 
 
 @dataclass

@@ -71,6 +71,12 @@ def main(argv: Optional[List[str]] = None, *, whole_process: bool = False) -> in
     args.whole_process = whole_process
     try:
         return int(args.run(args) or 0)
+    except KeyboardInterrupt:  # Ctrl-C outside a comparison's rows (reading inputs, naming the files): nothing half-written
+        from opdiff.commands.errors import print_error
+        from opdiff.commands.exit_codes import ExitCode
+
+        print_error("interrupted (Ctrl-C)")
+        return int(ExitCode.INTERRUPTED)
     except Exception as error:  # a bug: say so in one line instead of a traceback, with where it happened
         return report_internal_error(error)
 

@@ -4,10 +4,6 @@ in a folder that holds only the fusion rule. TLS with mutual certificates, refus
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import List
 
@@ -18,42 +14,19 @@ pytest.importorskip("distributed")
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.runs.worker import EXIT_AFTER_RUNS_VARIABLE
 from opdiff.testing.dump_tree import Fault, write_dump_tree
-from opdiff.testing.local_cluster import local_cluster
-from opdiff.testing.tls_certificates import have_openssl, make_cluster_certificates
+from tests.support.local_cluster import local_cluster
+from tests.support.many_runs import by_run, client_folder, half_written, host_folders, opdiff_cli, summary_of
+from tests.support.tls_certificates import have_openssl, make_cluster_certificates
 
 pytestmark = pytest.mark.cluster
-CLIENT_TIMEOUT = 120  # seconds: a client run that takes longer has hung
 
 
 def _hosts(tmp: Path):
     """The tree split as two hosts see it, the client's folder, and the local run's CSVs."""
     tree = write_dump_tree(tmp / "all", devices=(0, 1), steps=(0, 1), fault=Fault(device=1, step=1))
-    hosts = []
-    for device in (0, 1):
-        host = tmp / f"host{device}"
-        shutil.copytree(tree.root / str(device), host / tree.root.name / str(device))
-        shutil.copytree(tree.golden, host / "golden")
-        hosts.append(host)
-    client = tmp / "client"
-    client.mkdir()
-    shutil.copy(tree.rule, client / tree.rule.name)
     local = tmp / "local"
-    _opdiff(tree.root.parent, "compare", "-m", tree.root.name, "-g", "golden", "-f", tree.rule.name, "-out", str(local))
-    return tree, hosts, client, local
-
-
-def _opdiff(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "opdiff", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=CLIENT_TIMEOUT)
-
-
-def _by_run(folder: Path) -> dict:
-    return {path.name.split("_result_")[0]: path.read_bytes() for path in folder.glob("*_result_*.csv")}
-
-
-def _summary(folder: Path) -> dict:
-    (path,) = folder.glob("summary_*.json")
-    return json.loads(path.read_text())
+    opdiff_cli(tree.root.parent, "compare", "-m", tree.root.name, "-g", "golden", "-f", tree.rule.name, "-out", str(local))
+    return tree, host_folders(tree, tmp), client_folder(tree, tmp), local
 
 
 @pytest.mark.skipif(not have_openssl(), reason="openssl is not on PATH (it makes the test's certificates)")
@@ -65,22 +38,22 @@ def test_tls_cluster_compares_where_the_data_lives_and_refuses_strangers_and_for
         assert cluster.address.startswith("tls://127.0.0.1:")
         base = ["compare", "-m", tree.root.name, "-g", "golden", "-f", tree.rule.name, "--scheduler", cluster.address]
 
-        done = _opdiff(client, *base, "-out", "out", *flags)
+        done = opdiff_cli(client, *base, "-out", "out", *flags)
         assert done.returncode == ExitCode.OK, done.stderr + done.stdout + cluster.log_text()
-        summary = _summary(client / "out")
+        summary = summary_of(client / "out")
         assert [run["device"] + "_" + str(run["step"]) for run in summary["runs"]] == ["0_0", "0_1", "1_0", "1_1"]
         assert {run["location"] for run in summary["runs"] if run["device"] == "0"} != \
                {run["location"] for run in summary["runs"] if run["device"] == "1"}  # each host compared its own
-        assert _by_run(client / "out") == _by_run(local)  # byte for byte the local run's CSVs
+        assert by_run(client / "out") == by_run(local)  # byte for byte the local run's CSVs
         assert not list(hosts[0].rglob("*.csv")) and not list(hosts[1].rglob("*.csv"))  # the client writes every file
 
         stranger = ["--tls-ca-file", str(certs.stranger.ca), "--tls-cert", str(certs.stranger.cert),
                     "--tls-key", str(certs.stranger.key)]
-        refused = _opdiff(client, *base, "-out", "refused", *stranger)
+        refused = opdiff_cli(client, *base, "-out", "refused", *stranger)
         assert refused.returncode == ExitCode.CLUSTER_LOST, refused.stderr
         assert "cannot connect to the scheduler" in refused.stderr and not (client / "refused").exists()
 
-        outside = _opdiff(client, "compare", "-m", str(tree.root), "-g", "golden", "-f", tree.rule.name,
+        outside = opdiff_cli(client, "compare", "-m", str(tree.root), "-g", "golden", "-f", tree.rule.name,
                           "--scheduler", cluster.address, "-out", "outside", *flags)
         assert outside.returncode == ExitCode.BAD_INPUT, outside.stderr
         assert "outside the folders this worker serves" in outside.stderr
@@ -89,14 +62,14 @@ def test_tls_cluster_compares_where_the_data_lives_and_refuses_strangers_and_for
 def test_a_worker_that_dies_leaves_its_runs_reported_not_half_written(tmp_path):
     tree, hosts, client, _ = _hosts(tmp_path)
     with local_cluster(tmp_path / "cluster", hosts, worker_env={0: {EXIT_AFTER_RUNS_VARIABLE: "1"}}) as cluster:
-        done = _opdiff(client, "compare", "-m", tree.root.name, "-g", "golden", "-f", tree.rule.name,
+        done = opdiff_cli(client, "compare", "-m", tree.root.name, "-g", "golden", "-f", tree.rule.name,
                        "--scheduler", cluster.address, "--lost-after", "3", "-out", "out")
         assert cluster.workers[0].poll() is not None  # the switch did end worker 0
     assert done.returncode == ExitCode.CLUSTER_LOST, done.stderr + done.stdout
-    summary = _summary(client / "out")
-    by_run = {f"{run['device']}_{run['step']}": run for run in summary["runs"]}
-    lost: List[str] = [name for name, run in by_run.items() if run["status"] != "compared"]
+    summary = summary_of(client / "out")
+    runs = {f"{run['device']}_{run['step']}": run for run in summary["runs"]}
+    lost: List[str] = [name for name, run in runs.items() if run["status"] != "compared"]
     assert lost == ["0_1"] and summary["complete"] is False and summary["end"] == "cluster lost"
-    assert "its worker was lost before the run finished" in by_run["0_1"]["reason"]
-    assert sorted(_by_run(client / "out")) == ["0_demo_net_0", "1_demo_net_0", "1_demo_net_1"]
-    assert not [path for path in (client / "out").iterdir() if "partial" in path.name or "incomplete" in path.name]
+    assert "its worker was lost before the run finished" in runs["0_1"]["reason"]
+    assert sorted(by_run(client / "out")) == ["0_demo_net_0", "1_demo_net_0", "1_demo_net_1"]
+    assert half_written(client / "out") == []

@@ -8,8 +8,8 @@ import pytest
 
 from opdiff.report.runs.html_writer import render_runs_html, write_runs_html
 from opdiff.runs import RunsRequest, compare_runs
-from opdiff.testing.chromium import dump_dom, find_chromium
 from opdiff.testing.dump_tree import Fault, write_dump_tree
+from tests.support.chromium import dump_dom, find_chromium
 
 
 @pytest.fixture(scope="module")

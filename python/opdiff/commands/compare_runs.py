@@ -4,8 +4,9 @@ opdiff.runs; one CSV per run and ``summary_{ts}.json`` are written (docs/many-ru
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Tuple
 
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
@@ -13,8 +14,10 @@ from opdiff.commands.exit_codes import ExitCode
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from opdiff.results.runs_summary import RunEntry
+    from opdiff.results.runs_summary import RunEntry, RunsSummary
+    from opdiff.results.verdict import Verdict
     from opdiff.runs.executor import Executor
+    from opdiff.runs.job import RunsRequest
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,40 +51,60 @@ def wants_many_runs(args: argparse.Namespace) -> bool:
 def run_many(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.commands.compare_options import parse_algorithms, parse_verdict
     from opdiff.graph import GraphFormatError
-    from opdiff.report.formats import parse_report_formats
-    from opdiff.results.runs_summary import JobEnd
-    from opdiff.runs.job import RunsRequest, compare_runs
-    from opdiff.runs.task import CompareOptions
+    from opdiff.runs.cluster import ClusterError
+    from opdiff.runs.job import compare_runs
 
     errors, console = Console(stderr=True), Console()
+    executor: Optional[Executor] = None
     try:
-        formats = parse_report_formats(args.report)
-        refused = [flag for flag, given in (("-advisor", args.advisor), ("-map", args.map), ("-r/-s", args.range or args.select),
-                                            ("--report xlsx", "xlsx" in formats)) if given]
-        if refused:
-            raise ValueError(f"{', '.join(refused)}: not with many runs; compare one run for that (-m RUN)")
-        if args.close_fusion_rule_file and not args.fusion_rule_file:
-            raise ValueError("-cf needs -f (the fusion-on model)")
-        if args.max_cmp_size < 0:
-            raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
-        verdict = parse_verdict(args.fail_under, args.thresholds)
-        options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection,
-                                 threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences)
-        request = RunsRequest(str(args.my_dump_path), str(args.golden_dump_path), args.fusion_rule_file,
-                              args.close_fusion_rule_file, args.quant_fusion_rule_file, args.step, options)
+        request, verdict, formats = _request(args)
         executor = _executor(args, errors)
+        for warning in getattr(executor, "warnings", ()):
+            errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
+        summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=_run_printer(console))
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT
-    except _ClusterUnreachable as error:
+    except ClusterError as error:
         print_error(f"{error}", errors)
         return ExitCode.CLUSTER_LOST
+    finally:
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+    return _report(args, summary, formats, console)
+
+
+def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], Sequence[str]]:
+    """The request, verdict and report formats of the command line; ValueError for what many runs refuse."""
+    from opdiff.commands.compare_options import parse_algorithms, parse_verdict
+    from opdiff.report.formats import parse_report_formats
+    from opdiff.runs.job import RunsRequest
+    from opdiff.runs.task import CompareOptions
+
+    formats = parse_report_formats(args.report)
+    refused = [flag for flag, given in (("-advisor", args.advisor), ("-map", args.map), ("-r/-s", args.range or args.select),
+                                        ("--report xlsx", "xlsx" in formats)) if given]
+    if refused:
+        raise ValueError(f"{', '.join(refused)}: not with many runs; compare one run for that (-m RUN)")
+    if args.close_fusion_rule_file and not args.fusion_rule_file:
+        raise ValueError("-cf needs -f (the fusion-on model)")
+    if args.max_cmp_size < 0:
+        raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
+    verdict = parse_verdict(args.fail_under, args.thresholds)
+    options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection,
+                             threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences)
+    request = RunsRequest(str(args.my_dump_path), str(args.golden_dump_path), args.fusion_rule_file,
+                          args.close_fusion_rule_file, args.quant_fusion_rule_file, args.step, options)
+    return request, verdict, formats
+
+
+def _run_printer(console: Console) -> Callable[[RunEntry], None]:
+    """A line per run as its CSV is written (or as it is found not compared)."""
+    from rich.markup import escape
 
     def on_run(entry: RunEntry) -> None:
-        from rich.markup import escape
-
         if entry.csv is None:
             console.print(f"  [dim]{escape(entry.label)}: not compared: {escape(entry.reason or '')}[/]")
             return
@@ -89,18 +112,13 @@ def run_many(args: argparse.Namespace) -> int:
         colour = "red" if entry.failed else "green"
         console.print(f"  {escape(entry.label)}: {entry.compared} compared, [{colour}]{entry.failed} fail[/]{first}")
 
-    try:
-        for warning in getattr(executor, "warnings", ()):
-            errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
-        summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=on_run)
-    except (ValueError, OSError, GraphFormatError) as error:
-        print_error(f"{error}", errors)
-        return ExitCode.BAD_INPUT
-    finally:
-        close = getattr(executor, "close", None)
-        if close is not None:
-            close()
+    return on_run
+
+
+def _report(args: argparse.Namespace, summary: RunsSummary, formats: Sequence[str], console: Console) -> int:
+    """The summary on the console (and as HTML when asked), and the exit code it gives."""
     from opdiff.report.runs.console import print_summary
+    from opdiff.results.runs_summary import JobEnd
 
     if "html" in formats and summary.path is not None:
         from opdiff.report.runs.html_writer import write_runs_html
@@ -117,26 +135,34 @@ def run_many(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-class _ClusterUnreachable(Exception):
-    pass
-
-
 def _executor(args: argparse.Namespace, errors: Console) -> Executor:
-    """The local executor, or a connected cluster executor (warning about plain tcp:// beyond loopback)."""
+    """The local executor, or a connected cluster executor (warning about plain tcp:// beyond loopback).
+    ValueError for a configuration this client cannot connect with; ClusterError when the scheduler
+    cannot be reached."""
     if not args.scheduler:
         from opdiff.runs.local import LocalExecutor
 
         return LocalExecutor()
-    try:
-        from opdiff.runs.cluster import ClusterError, ClusterExecutor
-        from opdiff.runs.security import plain_address_warning, tls_security
-    except ImportError as error:
-        raise ValueError(f"--scheduler needs Dask distributed: pip install \"opdiff[cluster]\" ({error})") from None
+    if importlib.util.find_spec("distributed") is None:
+        raise ValueError("--scheduler needs Dask distributed: pip install \"opdiff[cluster]\"")
+    from opdiff.runs.cluster import ClusterExecutor
+    from opdiff.runs.security import client_security, plain_address_warning
+
+    _quiet_dask_logs()
     warning = plain_address_warning(args.scheduler)
     if warning:
         errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
-    security = tls_security(args.tls_ca_file, args.tls_cert, args.tls_key)
-    try:
-        return ClusterExecutor(args.scheduler, security, lost_after=args.lost_after)
-    except ClusterError as error:
-        raise _ClusterUnreachable(str(error)) from None
+    security = client_security(args.scheduler, args.tls_ca_file, args.tls_cert, args.tls_key)
+    return ClusterExecutor(args.scheduler, security, lost_after=args.lost_after)
+
+
+def _quiet_dask_logs() -> None:
+    """Dask logs its retries and tracebacks on stderr (a lost scheduler, a closed connection); the
+    command says what happened in its own lines, so only Dask's critical messages stay."""
+    import logging
+
+    import distributed  # noqa: F401  # its import configures its loggers, some with their own levels
+
+    for name in list(logging.root.manager.loggerDict):
+        if name == "distributed" or name.startswith("distributed."):
+            logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -105,12 +105,12 @@ def compare(
 
 def _finish_csv(writer: ReferenceCsvWriter, report: Report, failed: bool) -> None:
     """Name the CSV (``.incomplete.csv`` after Ctrl-C); after an error, or when naming it fails
-    (a full disk), remove it: outputs are whole or absent."""
+    (a full disk, a Ctrl-C mid-flush), remove it: outputs are whole or absent."""
     if failed:
         writer.discard()
         return
     try:
         report.csv_path = writer.close() if report.complete else writer.abandon()
-    except OSError:
+    except BaseException:
         writer.discard()
         raise

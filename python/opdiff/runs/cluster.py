@@ -4,8 +4,9 @@ writes every file.
 
 A run may go to every worker that sees its files, and the scheduler moves it when its worker dies.
 When no worker that sees them is left, the run is reported as not compared within `lost_after`
-seconds (a task restricted to dead workers would otherwise wait forever); a scheduler out of reach
-for that long ends the job as a lost cluster.
+seconds (a task restricted to dead workers would otherwise wait forever). A scheduler whose
+connection closes ends the job at once as a lost cluster (Dask's client drops every future with
+it), and so does one that stops answering for `lost_after` seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from opdiff.results.runs_summary import JobEnd
 from opdiff.runs.executor import Execution, OnOutcome
 from opdiff.runs.local import INTERRUPTED
 from opdiff.runs.plan import SideViews
+from opdiff.runs.reach import connect_failure, unreachable_reason
 from opdiff.runs.task import RunOutcome, RunTask
 from opdiff.runs.tree import SideView
 from opdiff.runs.worker import WorkerReply, unpack_outcome, worker_compare, worker_views
@@ -43,11 +45,14 @@ class ClusterExecutor:
         self.address = address
         self.lost_after = lost_after
         self.warnings: List[str] = []
+        unreachable = unreachable_reason(address, connect_timeout)
+        if unreachable is not None:
+            raise ClusterError(f"cannot connect to the scheduler at {address}: {unreachable}")
         try:
             self.client: Client = Client(  # type: ignore[no-untyped-call]
                 address, security=security, timeout=connect_timeout, set_as_default=False)
-        except (OSError, TimeoutError, ValueError) as error:  # ValueError: a tls:// address without certificates
-            raise ClusterError(f"cannot connect to the scheduler at {address}: {error}") from None
+        except (OSError, TimeoutError, ValueError) as error:  # ValueError: an address Dask cannot parse
+            raise ClusterError(f"cannot connect to the scheduler at {address}: {connect_failure(address, error, security)}") from None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # closing a client whose scheduler is gone may raise anything
@@ -62,9 +67,12 @@ class ClusterExecutor:
     def views(self, my: str, golden: str, step: Optional[int]) -> Dict[str, SideViews]:
         from opdiff import __version__
 
-        if not self.client.scheduler_info(n_workers=-1)["workers"]:
-            raise ClusterError(f"the scheduler at {self.address} has no workers")
-        replies: Dict[str, object] = self.client.run(worker_views, my, golden, step, __version__, on_error="return")
+        try:
+            if not self.client.scheduler_info(n_workers=-1)["workers"]:
+                raise ClusterError(f"the scheduler at {self.address} has no workers")
+            replies: Dict[str, object] = self.client.run(worker_views, my, golden, step, __version__, on_error="return")
+        except (OSError, TimeoutError) as error:
+            raise ClusterError(f"{self._lost_reason()} ({connect_failure(self.address, error)})") from None
         views: Dict[str, SideViews] = {}
         for address, reply in replies.items():
             if isinstance(reply, WorkerReply):
@@ -97,8 +105,16 @@ class ClusterExecutor:
         while pending:
             done = [future for future in pending if future.done()]  # type: ignore[no-untyped-call]
             for future in done:
-                on_outcome(self._outcome(future, pending.pop(future)))
+                try:
+                    outcome = self._outcome(future, pending[future])
+                except (OSError, TimeoutError):  # its result could not be fetched: the scheduler went
+                    outcome = None
+                if outcome is None:  # the client dropped every future with the scheduler's connection
+                    self._cancel(pending)
+                    return Execution(JobEnd.CLUSTER_LOST, self._lost_reason())
+                del pending[future]
                 stranded.pop(future, None)
+                on_outcome(outcome)
             now = time.monotonic()
             if not done and now - checked >= WORKERS_EVERY_SECONDS:
                 checked = now
@@ -107,24 +123,35 @@ class ClusterExecutor:
                     unreachable_since = unreachable_since or now
                     if now - unreachable_since > self.lost_after:
                         self._cancel(pending)
-                        return Execution(JobEnd.CLUSTER_LOST, f"the scheduler at {self.address} was lost")
+                        return Execution(JobEnd.CLUSTER_LOST, self._lost_reason())
                     continue
                 unreachable_since = None
-                for future, task in list(pending.items()):
-                    if {place.location for place in task.run.places} & live:
-                        stranded.pop(future, None)
-                        continue
-                    if now - stranded.setdefault(future, now) > self.lost_after:
-                        self._cancel({future: task})
-                        del pending[future]
-                        on_outcome(RunOutcome(task.key, ", ".join(place.location for place in task.run.places),
-                                              reason="its worker was lost before the run finished, and no other "
-                                                     "worker sees its files", lost=True))
+                self._report_stranded(pending, stranded, live, now, on_outcome)
             if not done:
                 time.sleep(POLL_SECONDS)
         return Execution()
 
-    def _outcome(self, future: Future[bytes], task: RunTask) -> RunOutcome:
+    def _report_stranded(self, pending: Dict[Future[bytes], RunTask], stranded: Dict[Future[bytes], float],
+                         live: Set[str], now: float, on_outcome: OnOutcome) -> None:
+        """Report as lost each run no live worker has seen its files for `lost_after` seconds."""
+        for future, task in list(pending.items()):
+            if {place.location for place in task.run.places} & live:
+                stranded.pop(future, None)
+                continue
+            if now - stranded.setdefault(future, now) > self.lost_after:
+                self._cancel({future: task})
+                del pending[future]
+                on_outcome(RunOutcome(task.key, ", ".join(place.location for place in task.run.places),
+                                      reason="its worker was lost before the run finished, and no other "
+                                             "worker sees its files", lost=True))
+
+    def _lost_reason(self) -> str:
+        return f"the scheduler at {self.address} was lost"
+
+    def _outcome(self, future: Future[bytes], task: RunTask) -> Optional[RunOutcome]:
+        """The run's outcome; None when the client lost the scheduler (and with it every future)."""
+        if future.status == "cancelled" and self.client.status != "running":
+            return None
         if future.status == "finished":
             return unpack_outcome(future.result())
         if future.status == "error":

@@ -1,10 +1,6 @@
 """Headless Chromium from tests and benchmarks: load a local page, take its DOM after the scripts
 ran, or a screenshot. Uses the browser's own command-line modes, so nothing beyond the chromium
-binary (Debian's ``chromium`` package) is needed.
-
->>> find_chromium() is None or find_chromium().exists()
-True
-"""
+binary (Debian's ``chromium`` package) is needed."""
 
 from __future__ import annotations
 
