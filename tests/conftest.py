@@ -15,14 +15,6 @@ if os.environ.get("OPDIFF_TEST_INSTALLED") == "1":
     if os.path.abspath(opdiff.__file__).startswith(_source_tree + os.sep):
         raise pytest.UsageError(f"OPDIFF_TEST_INSTALLED=1 but opdiff was imported from the source tree: {opdiff.__file__}")
 
-# Children keep PYTHONPATH (tests/support/child_env.py), but many start in another folder (a cluster
-# worker in its host's folder, a client in its own): a relative entry, as in `PYTHONPATH=python`,
-# would then find nothing there, and the child would import an installed opdiff instead.
-if os.environ.get("PYTHONPATH"):
-    os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(entry) if entry else entry
-                                               for entry in os.environ["PYTHONPATH"].split(os.pathsep))
-
-
 @pytest.fixture(params=SIMD_PATHS)
 def simd(request: pytest.FixtureRequest) -> str:
     """Every SIMD path this CPU can run."""
