@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from opdiff.commands.compare_options import parse_algorithms, parse_ids, parse_limits
+from opdiff.commands.compare_options import check_common_flags, parse_algorithms, parse_ids, parse_limits
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -117,10 +117,7 @@ def _run(args: argparse.Namespace) -> int:
 
             require_xlsxwriter()
         algorithms = parse_algorithms(args.algorithm)
-        if args.max_cmp_size < 0:
-            raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
-        if args.close_fusion_rule_file and not args.fusion_rule_file:
-            raise ValueError("-cf needs -f (the fusion-on model)")
+        check_common_flags(args)
         if (args.range or args.select) and not args.fusion_rule_file:
             raise ValueError("-r and -s select fusion-rule ids: they need -f")
         fusion_rule = read_graph(args.fusion_rule_file) if args.fusion_rule_file else None

@@ -4,6 +4,7 @@ read the flags the same way."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -68,3 +69,11 @@ def parse_limits(fail_under: Sequence[str], thresholds: str) -> Limits:
     """``--fail-under`` and ``--thresholds`` as Limits; ValueError naming a limit that does not parse."""
     tensor_texts, statistics = split_fail_under(fail_under)
     return Limits(parse_verdict(tensor_texts, thresholds), tensor_texts, statistics)
+
+
+def check_common_flags(args: argparse.Namespace) -> None:
+    """What one comparison and many runs both refuse; ValueError naming the flag."""
+    if args.max_cmp_size < 0:
+        raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
+    if args.close_fusion_rule_file and not args.fusion_rule_file:
+        raise ValueError("-cf needs -f (the fusion-on model)")

@@ -78,7 +78,7 @@ def run_many(args: argparse.Namespace) -> int:
 
 def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], Sequence[str]]:
     """The request, verdict and report formats of the command line; ValueError for what many runs refuse."""
-    from opdiff.commands.compare_options import parse_algorithms, parse_verdict
+    from opdiff.commands.compare_options import check_common_flags, parse_algorithms, parse_verdict
     from opdiff.report.formats import parse_report_formats
     from opdiff.runs.job import RunsRequest
     from opdiff.runs.task import CompareOptions
@@ -88,10 +88,7 @@ def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], 
                                         ("--report xlsx", "xlsx" in formats)) if given]
     if refused:
         raise ValueError(f"{', '.join(refused)}: not with many runs; compare one run for that (-m RUN)")
-    if args.close_fusion_rule_file and not args.fusion_rule_file:
-        raise ValueError("-cf needs -f (the fusion-on model)")
-    if args.max_cmp_size < 0:
-        raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
+    check_common_flags(args)
     verdict = parse_verdict(args.fail_under, args.thresholds)
     options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection,
                              threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences)

@@ -47,6 +47,12 @@ class Result(Protocol):
     def to_csv(self, path: Path) -> Path: ...
 
 
+def summary_counts(rows: int, compared: int, failing: int) -> Dict[str, int]:
+    """What ``Result.summary`` gives, for either family: rows, compared, failing, passing, not compared."""
+    return {"rows": rows, "compared": compared, "failing": failing, "passing": compared - failing,
+            "not_compared": rows - compared}
+
+
 def no_views(result: Any, what: str) -> RuntimeError:
     """The error of a result built by hand without views, asked to show or write itself."""
     return RuntimeError(f"this {type(result).__name__} was built without views and cannot {what}: build it with "

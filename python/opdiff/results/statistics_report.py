@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Protocol, Union
 
 from rich.console import Group, RenderableType
 
-from opdiff.results.protocol import ResultFamily, no_views
+from opdiff.results.protocol import ResultFamily, no_views, summary_counts
 from opdiff.results.scenario import Scenario
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
@@ -86,10 +86,7 @@ class StatisticsReport:
         return heapq.nlargest(count, self.compared, key=key)
 
     def summary(self, verdict: Optional[StatisticsVerdict] = None) -> Dict[str, int]:
-        failing = len(self.failing(verdict))
-        compared = len(self.compared)
-        return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
-                "not_compared": len(self.rows) - compared}
+        return summary_counts(len(self.rows), len(self.compared), len(self.failing(verdict)))
 
     def to_csv(self, path: PathLike, verdict: Optional[StatisticsVerdict] = None) -> Path:
         """Write the statistics result CSV (through a temporary file)."""

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 from rich.console import Group, RenderableType
 
 from opdiff.results.columns import CsvColumns
-from opdiff.results.protocol import ResultFamily, no_views
+from opdiff.results.protocol import ResultFamily, no_views, summary_counts
 from opdiff.results.rows import CompareRow
 from opdiff.results.scenario import Scenario
 from opdiff.results.verdict import PrecisionVerdict, Verdict, VerdictLike, as_verdict
@@ -123,10 +123,7 @@ class Report:
         return [row for row, _ in sorted(compared, key=key)[:count]]
 
     def summary(self, verdict: VerdictLike = None) -> Dict[str, int]:
-        failing = len(self.failing(verdict))
-        compared = len(self.compared)
-        return {"rows": len(self.rows), "compared": compared, "failing": failing, "passing": compared - failing,
-                "not_compared": len(self.rows) - compared}
+        return summary_counts(len(self.rows), len(self.compared), len(self.failing(verdict)))
 
     def to_csv(self, path: PathLike) -> Path:
         """Write the reference tool's result CSV (through a temporary file)."""

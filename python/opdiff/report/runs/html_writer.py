@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from opdiff.fileio.atomic import RESULT_MODE, write_text
+from opdiff.report.json_document import json_number
 from opdiff.report.runs.json_writer import summary_json
-from opdiff.report.tensor.json_writer import json_number
 from opdiff.results.runs_summary import RunsSummary
 
 ASSETS = Path(__file__).parent.parent / "html"

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict
 
-from opdiff.report.tensor.json_writer import json_number, write_json_document
+from opdiff.report.json_document import json_number, write_json_document
 from opdiff.results.runs_summary import RunEntry, RunsSummary, TensorAcrossRuns
 
 SCHEMA_ID = "opdiff-runs-summary/1"

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from opdiff.numerics.tensor_statistics import TensorStatistics
+from opdiff.report.json_document import json_number, report_envelope, row_identity_json, write_json_document
 from opdiff.report.statistics.csv_writer import result_of
-from opdiff.report.tensor.json_writer import json_number, report_envelope, write_json_document
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
 
@@ -31,12 +31,7 @@ def _side(stats: Optional[TensorStatistics]) -> Optional[Dict[str, Any]]:
 def statistics_row_json(row: StatisticsRow, verdict: StatisticsVerdict) -> Dict[str, Any]:
     d = row.differences
     return {
-        "index": row.index,
-        "op_sequence": row.op_sequence,
-        "op_type": row.op_type,
-        "npu_dump": row.npu_dump,
-        "ground_truth": row.ground_truth,
-        "tensor_index": row.tensor_index,
+        **row_identity_json(row),
         "my": _side(row.my),
         "golden": _side(row.golden),
         "my_source": row.my_source,

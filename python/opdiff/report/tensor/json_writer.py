@@ -5,14 +5,12 @@
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import fields as dataclass_fields
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, Sequence, Union
+from typing import Any, Dict, Sequence
 
-from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.values import Metrics
+from opdiff.report.json_document import json_number, report_envelope, row_identity_json, write_json_document
 from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metric
 from opdiff.results.findings import Finding
 from opdiff.results.rows import CompareRow
@@ -21,16 +19,6 @@ from opdiff.results.verdict import VerdictLike
 
 SCHEMA_ID = "opdiff-report/1"
 SCHEMA_PATH = Path(__file__).parent.parent / "schema" / "report.schema.json"
-
-Number = Union[float, int, str, None]
-
-
-def json_number(value: float) -> Number:
-    """A float as JSON can hold it: NaN and infinities as strings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return value
-
 
 def _plain_fields(value: Any, leave_out: Sequence[str] = ()) -> Dict[str, Any]:
     """A dataclass's fields by name, NaN/Inf floats as JSON strings; shallow (dataclasses.asdict
@@ -52,12 +40,7 @@ def _metrics_json(m: Metrics, algorithms: Sequence[str]) -> Dict[str, Any]:
 
 def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[str, Any]:
     return {
-        "index": row.index,
-        "op_sequence": row.op_sequence,
-        "op_type": row.op_type,
-        "npu_dump": row.npu_dump,
-        "ground_truth": row.ground_truth,
-        "tensor_index": row.tensor_index,
+        **row_identity_json(row),
         "my_dtype": row.my_dtype,
         "my_address": row.my_address,
         "golden_dtype": row.golden_dtype,
@@ -69,28 +52,6 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[
         "reasons": list(row.reasons),
         "metrics": _metrics_json(row.metrics, algorithms) if row.metrics is not None else None,
     }
-
-
-def report_envelope(report: Any, schema: str) -> Dict[str, Any]:
-    """The leading fields every JSON report has (tensor and statistics alike): schema, version,
-    creation time, scenario, folders and completeness."""
-    from opdiff import __version__
-
-    return {
-        "schema": schema,
-        "opdiff_version": __version__,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "scenario": report.scenario.value,
-        "my": str(report.my_folder),
-        "golden": str(report.golden_folder),
-        "complete": report.complete,
-    }
-
-
-def write_json_document(document: Dict[str, Any], path: Path) -> Path:
-    """Write `document` compactly (no NaN/Inf: they are strings by then) through a temporary name."""
-    # json.dumps, not json.dump: only the one-shot encoder runs in C (5x faster for a big report).
-    return write_text(path, json.dumps(document, allow_nan=False, separators=(",", ":")), mode=RESULT_MODE)
 
 
 def report_json(report: Report, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
