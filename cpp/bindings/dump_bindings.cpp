@@ -311,8 +311,9 @@ void register_dumps(py::module_& m) {
          size_t threads, uint64_t max_elements) {
         return compare(x, y, rtol, atol, kl, scalar_shape, threads, max_elements);
       },
-      py::arg("x"), py::arg("y"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true,
-      py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("max_elements") = 0,
+      py::arg("x"), py::arg("y"), py::arg("rtol") = MetricsOptions::kDefaultRtol,
+      py::arg("atol") = MetricsOptions::kDefaultAtol, py::arg("kl") = true, py::arg("scalar_shape") = false,
+      py::arg("threads") = 0, py::arg("max_elements") = 0,
       "Every metric of x (my) against y (golden), reading both through their layouts; as compute_metrics.\n"
       "max_elements > 0 compares only the first that many logical elements of each side.");
 
