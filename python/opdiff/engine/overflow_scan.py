@@ -27,6 +27,7 @@ from opdiff.dumps.overflow_files import DumpLookup, find_dumps
 from opdiff.fileio.atomic import write_text
 from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
 from opdiff.numerics.values import SideStats
+from opdiff.report.file_names import overflow_summary_file_name
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -242,6 +243,6 @@ def write_overflow_summary(scan: OverflowScan, out: PathLike, limit: Optional[in
     """``overflow_summary_{YYYYmmddHHMMSS}.txt`` in `out`, through a temporary name."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"overflow_summary_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
+    path = folder / overflow_summary_file_name(now)
     return write_text(path, "\n".join(summary_lines(scan, limit)) + "\n")
 
