@@ -20,8 +20,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
+from opdiff.conventions.dump_names import NpuDumpName
 from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
-from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
+from opdiff.dumps.discovery import timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
 from opdiff.dumps.overflow_files import DumpLookup, find_dumps
 from opdiff.fileio.atomic import write_text
