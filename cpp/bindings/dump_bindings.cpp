@@ -363,6 +363,14 @@ void register_dumps(py::module_& m) {
         return dtype_info(*dtype).bits;
       },
       py::arg("name"), "Storage bits of one element of a core dtype (4 for int4; a complex element's both parts).");
+  m.def(
+      "dtype_names",
+      [] {
+        std::vector<std::string> names;
+        for (int i = 0; i < kDTypeCount; ++i) names.emplace_back(dtype_name(static_cast<DType>(i)));
+        return names;
+      },
+      "Every element type the core decodes, by name, in the core's dtype table order.");
   m.def("ascend_from_dtype", [](const std::string& name) {
     auto dtype = dtype_from_name(name);
     if (!dtype) throw py::value_error("unknown dtype " + name);

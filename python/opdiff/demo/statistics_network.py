@@ -25,10 +25,10 @@ import numpy as np
 from opdiff.conventions.dump_names import device_file_name, escape_op_name, golden_file_name
 from opdiff.demo.fusion import NpuOp, fusion_rule
 from opdiff.dumps import Tensor, write_dump
-from opdiff.dumps.numpy_types import NUMPY_DTYPES
 from opdiff.dumps.statistics_writer import write_statistics
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
+from opdiff.numerics.dtypes import NUMPY_DTYPES
 
 LAYOUTS = ("ND", "NCHW", "NC1HWC0", "FRACTAL_NZ")
 DTYPES = ("float16", "bfloat16", "float32")
