@@ -316,8 +316,9 @@ void register_tensor_views(py::module_& m) {
          size_t threads, uint64_t max_elements) {
         return compare(x, y, rtol, atol, kl, scalar_shape, threads, max_elements);
       },
-      py::arg("x"), py::arg("y"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true,
-      py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("max_elements") = 0,
+      py::arg("x"), py::arg("y"), py::arg("rtol") = MetricsOptions::kDefaultRtol,
+      py::arg("atol") = MetricsOptions::kDefaultAtol, py::arg("kl") = true, py::arg("scalar_shape") = false,
+      py::arg("threads") = 0, py::arg("max_elements") = 0,
       "Every metric of x (my) against y (golden), reading both through their layouts; as compute_metrics.\n"
       "max_elements > 0 compares only the first that many logical elements of each side.");
 }
@@ -373,6 +374,14 @@ void register_ascend_tables(py::module_& m) {
         return dtype_info(*dtype).bits;
       },
       py::arg("name"), "Storage bits of one element of a core dtype (4 for int4; a complex element's both parts).");
+  m.def(
+      "dtype_names",
+      [] {
+        std::vector<std::string> names;
+        for (int i = 0; i < kDTypeCount; ++i) names.emplace_back(dtype_name(static_cast<DType>(i)));
+        return names;
+      },
+      "Every element type the core decodes, by name, in the core's dtype table order.");
   m.def("ascend_from_dtype", [](const std::string& name) {
     auto dtype = dtype_from_name(name);
     if (!dtype) throw py::value_error("unknown dtype " + name);

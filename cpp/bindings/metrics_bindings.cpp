@@ -107,8 +107,8 @@ void register_metrics(py::module_& m) {
         return result;
       },
       py::arg("x"), py::arg("x_dtype"), py::arg("x_count"), py::arg("y"), py::arg("y_dtype"), py::arg("y_count"),
-      py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5, py::arg("kl") = true, py::arg("scalar_shape") = false,
-      py::arg("threads") = 0, py::arg("simd") = py::none(),
+      py::arg("rtol") = MetricsOptions::kDefaultRtol, py::arg("atol") = MetricsOptions::kDefaultAtol,
+      py::arg("kl") = true, py::arg("scalar_shape") = false, py::arg("threads") = 0, py::arg("simd") = py::none(),
       "Compare two raw buffers element by element; returns every metric.");
 
   m.def(
@@ -139,4 +139,6 @@ void register_metrics(py::module_& m) {
   });
   m.def("default_threads", [] { return default_thread_pool().size(); });
   m.attr("CHUNK_ELEMENTS") = kChunkElements;
+  m.attr("DEFAULT_RTOL") = MetricsOptions::kDefaultRtol;
+  m.attr("DEFAULT_ATOL") = MetricsOptions::kDefaultAtol;
 }

@@ -12,6 +12,7 @@
 
 #include "opdiff/dtype.hpp"
 #include "opdiff/file_opening.hpp"
+#include "opdiff/metrics.hpp"
 #include "opdiff/pair_batch.hpp"
 #include "opdiff/thread_pool.hpp"
 
@@ -138,8 +139,8 @@ void register_pairs(py::module_& m) {
              return std::make_unique<PairBatch>(std::move(requests), std::move(cache), options, default_thread_pool(),
                                                 threads);
            }),
-           py::arg("requests"), py::arg("cache"), py::arg("rtol") = 1e-3, py::arg("atol") = 1e-5,
-           py::arg("kl") = true, py::arg("threads") = 0,
+           py::arg("requests"), py::arg("cache"), py::arg("rtol") = MetricsOptions::kDefaultRtol,
+           py::arg("atol") = MetricsOptions::kDefaultAtol, py::arg("kl") = true, py::arg("threads") = 0,
            "Partner files come from `cache`; at most `threads` pairs at once (0 = every core).")
       .def("wait", &wait_for_outcomes,
            "The outcomes, once every pair is done; Ctrl-C cancels the batch and raises KeyboardInterrupt.")

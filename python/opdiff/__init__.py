@@ -14,30 +14,30 @@ from opdiff._lazy_exports import lazy_exports
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ALGORITHMS",
-    "CORE_DTYPES",
-    "DumpFile",
-    "DumpFormatError",
-    "Metrics",
-    "Note",
-    "RawTensor",
-    "Report",
-    "RunsRequest",
-    "RunsSummary",
-    "SideStats",
-    "__version__",
-    "compare",
-    "compare_runs",
-    "metrics",
-    "read_dump",
-    "read_graph",
-    "simd_info",
-    "write_dump",
-]
-# Every public name but the version comes from the facade module opdiff.api, imported on first use
-# (tests/package/test_public_api.py keeps this list, opdiff.api's and __init__.pyi's the same).
-_EXPORTS = dict.fromkeys((name for name in __all__ if name != "__version__"), "opdiff.api")
+# public name -> module that defines it (opdiff.api imports them all at once)
+_EXPORTS = {
+    "ALGORITHMS": "opdiff.numerics.schema",
+    "CORE_DTYPES": "opdiff.numerics.dtypes",
+    "RawTensor": "opdiff.numerics.dtypes",
+    "Metrics": "opdiff.numerics.values",
+    "Note": "opdiff.numerics.values",
+    "SideStats": "opdiff.numerics.values",
+    "metrics": "opdiff.numerics.core_adapter",
+    "simd_info": "opdiff.numerics.core_results",
+    "DumpFile": "opdiff.dumps.reader",
+    "DumpFormatError": "opdiff.dumps.reader",
+    "read_dump": "opdiff.dumps.reader",
+    "write_dump": "opdiff.dumps.writer",
+    "read_graph": "opdiff.graph.read",
+    "Report": "opdiff.results.tensor_report",
+    "RunsSummary": "opdiff.results.runs_summary",
+    "compare": "opdiff.engine.comparison",
+    "RunsRequest": "opdiff.runs.job",
+    "compare_runs": "opdiff.runs.job",
+}
 
+# The public names are the table's keys and the version (__init__.pyi imports each one for type
+# checkers; tests/package/test_public_api.py keeps the two equal).
+__all__ = [*sorted(_EXPORTS), "__version__"]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

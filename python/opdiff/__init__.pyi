@@ -1,59 +1,22 @@
-"""Type information for the lazily exported public API (``__init__.py``)."""
+"""Type information for the lazily exported public API (__init__.py)."""
 
-from opdiff.api import (
-    ALGORITHMS as ALGORITHMS,
-)
-from opdiff.api import (
-    CORE_DTYPES as CORE_DTYPES,
-)
-from opdiff.api import (
-    DumpFile as DumpFile,
-)
-from opdiff.api import (
-    DumpFormatError as DumpFormatError,
-)
-from opdiff.api import (
-    Metrics as Metrics,
-)
-from opdiff.api import (
-    Note as Note,
-)
-from opdiff.api import (
-    RawTensor as RawTensor,
-)
-from opdiff.api import (
-    Report as Report,
-)
-from opdiff.api import (
-    RunsRequest as RunsRequest,
-)
-from opdiff.api import (
-    RunsSummary as RunsSummary,
-)
-from opdiff.api import (
-    SideStats as SideStats,
-)
-from opdiff.api import (
-    compare as compare,
-)
-from opdiff.api import (
-    compare_runs as compare_runs,
-)
-from opdiff.api import (
-    metrics as metrics,
-)
-from opdiff.api import (
-    read_dump as read_dump,
-)
-from opdiff.api import (
-    read_graph as read_graph,
-)
-from opdiff.api import (
-    simd_info as simd_info,
-)
-from opdiff.api import (
-    write_dump as write_dump,
-)
+from opdiff.dumps.reader import DumpFile as DumpFile
+from opdiff.dumps.reader import DumpFormatError as DumpFormatError
+from opdiff.dumps.reader import read_dump as read_dump
+from opdiff.dumps.writer import write_dump as write_dump
+from opdiff.engine.comparison import compare as compare
+from opdiff.graph.read import read_graph as read_graph
+from opdiff.numerics.core_adapter import metrics as metrics
+from opdiff.numerics.core_results import simd_info as simd_info
+from opdiff.numerics.dtypes import CORE_DTYPES as CORE_DTYPES
+from opdiff.numerics.dtypes import RawTensor as RawTensor
+from opdiff.numerics.schema import ALGORITHMS as ALGORITHMS
+from opdiff.numerics.values import Metrics as Metrics
+from opdiff.numerics.values import Note as Note
+from opdiff.numerics.values import SideStats as SideStats
+from opdiff.results.runs_summary import RunsSummary as RunsSummary
+from opdiff.results.tensor_report import Report as Report
+from opdiff.runs.job import RunsRequest as RunsRequest
+from opdiff.runs.job import compare_runs as compare_runs
 
 __version__: str
-__all__: list[str]

@@ -11,7 +11,7 @@ import numpy
 import numpy.typing
 import typing_extensions
 
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DEFAULT_ATOL', 'DEFAULT_RTOL', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'dtype_names', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -492,6 +492,10 @@ def dtype_bits(name: str) -> int:
     """
 def dtype_from_ascend(arg0: typing.SupportsInt | typing.SupportsIndex) -> typing.Any:
     ...
+def dtype_names() -> list[str]:
+    """
+    Every element type the core decodes, by name, in the core's dtype table order.
+    """
 def open_tensor_file(path: str) -> TensorFile:
     """
     Open and validate a dump (v2, v1, nano) or .npy file; raises DumpFormatError.
@@ -512,3 +516,5 @@ def stored_bytes(file: TensorFile, role: str, index: typing.SupportsInt | typing
     """
 AS_STORED: int = -1
 CHUNK_ELEMENTS: int = 65536
+DEFAULT_ATOL: float = 1e-05
+DEFAULT_RTOL: float = 0.001

@@ -1,5 +1,5 @@
-"""The public API of opdiff, in one place: every name ``import opdiff`` offers comes from here
-(``opdiff/__init__.py`` re-exports them lazily, so ``import opdiff`` stays cheap).
+"""The public API of opdiff, imported at once: every name ``import opdiff`` offers (listed once, in
+the lazy-export table of ``opdiff/__init__.py``), each loaded now rather than on first use.
 
 >>> import numpy as np
 >>> from opdiff import api
@@ -9,34 +9,9 @@
 
 from __future__ import annotations
 
-from opdiff.dumps import DumpFile, DumpFormatError, read_dump, write_dump
-from opdiff.engine.comparison import compare
-from opdiff.graph import read_graph
-from opdiff.numerics.core_adapter import metrics
-from opdiff.numerics.core_results import simd_info
-from opdiff.numerics.dtypes import CORE_DTYPES, RawTensor
-from opdiff.numerics.schema import ALGORITHMS
-from opdiff.numerics.values import Metrics, Note, SideStats
-from opdiff.results.tensor_report import Report
-from opdiff.runs import RunsRequest, RunsSummary, compare_runs
+import opdiff
+from opdiff import *  # noqa: F403  (each name of opdiff.__all__, imported from its module)
 
-__all__ = [
-    "ALGORITHMS",
-    "CORE_DTYPES",
-    "DumpFile",
-    "DumpFormatError",
-    "Metrics",
-    "Note",
-    "RawTensor",
-    "Report",
-    "RunsRequest",
-    "RunsSummary",
-    "SideStats",
-    "compare",
-    "compare_runs",
-    "metrics",
-    "read_dump",
-    "read_graph",
-    "simd_info",
-    "write_dump",
-]
+# opdiff.__all__ but the version, read at run time: the stub lists each name once, as an import, and
+# no __all__, so that type checkers see every name this star import brings.
+__all__ = [name for name in vars(opdiff)["__all__"] if name != "__version__"]

@@ -2,16 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from opdiff.dumps.discovery import (
-    FileKind,
-    choose_leaf,
-    escape_op_name,
-    find_leaves,
-    index_folder,
-    parse_golden_name,
-    parse_npu_dump_name,
-    slice_key,
-)
+from opdiff.conventions.dump_names import device_file_name, escape_op_name, golden_file_name, parse_golden_name, parse_npu_dump_name, slice_key
+from opdiff.dumps.discovery import FileKind, choose_leaf, find_leaves, index_folder
 
 
 def touch(folder: Path, *names: str) -> None:
@@ -118,3 +110,10 @@ def test_device_layout_leaves(tmp_path):
 def test_no_dumps_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="no dump files found"):
         choose_leaf(tmp_path, find_leaves(tmp_path))
+
+
+def test_composed_names_parse_back_with_op_type_and_name_escaped():
+    parsed = parse_npu_dump_name(device_file_name("Conv.2D", "res2/conv 0", 3, 1, 1700000000000001))
+    assert (parsed.op_type, parsed.op_name, parsed.task_id, parsed.stream_id) == ("Conv_2D", "res2_conv_0", 3, 1)
+    golden = parse_golden_name(golden_file_name("a/b\\c", 2, 1700000000000001))
+    assert (golden.op_name, golden.output_index, golden.timestamp) == ("a_b_c", 2, 1700000000000001)

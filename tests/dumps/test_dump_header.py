@@ -123,3 +123,17 @@ def test_default_c0_follows_the_element_width_of_the_core_table():
     assert all(default_c0(dtype) in (16, 32, 64) for dtype in DATA_TYPE_OF)
     with pytest.raises(KeyError):
         default_c0("float128")
+
+
+def test_the_dtype_tables_follow_the_core_table() -> None:
+    import ml_dtypes
+    import numpy as np
+
+    from opdiff.dumps.formats import DATA_TYPE_NUMBERS, DATA_TYPE_OF
+    from opdiff.numerics.dtypes import CORE_DTYPES, NUMPY_DTYPES
+
+    names = _core.dtype_names()
+    assert list(CORE_DTYPES) == list(NUMPY_DTYPES) == list(DATA_TYPE_OF) == names and len(names) == 19
+    assert (NUMPY_DTYPES["bfloat16"], NUMPY_DTYPES["bool"], NUMPY_DTYPES["complex64"]) == (ml_dtypes.bfloat16, np.bool_, np.complex64)
+    assert (NUMPY_DTYPES["hifloat8"], NUMPY_DTYPES["int4"]) == (np.float32, np.int8)  # held wider
+    assert (DATA_TYPE_OF["float16"], DATA_TYPE_OF["bfloat16"]) == (DATA_TYPE_NUMBERS["DT_FLOAT16"], DATA_TYPE_NUMBERS["DT_BF16"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -39,6 +40,20 @@ def test_bad_algorithm_and_tolerances_are_rejected() -> None:
         opdiff.metrics(np.zeros(3), np.zeros(3), algorithms=[10])
     with pytest.raises(ValueError):
         opdiff.metrics(np.zeros(3), np.zeros(3), rtol=-1)
+
+
+def test_the_allclose_defaults_are_the_cores_and_every_signature_takes_them() -> None:
+    from opdiff.dumps.compare import tensor_metrics
+    from opdiff.engine.tensor_engine import EngineOptions
+    from opdiff.runs.task import CompareOptions
+
+    assert (_core.DEFAULT_RTOL, _core.DEFAULT_ATOL) == (1e-3, 1e-5)  # as docs/metrics.md says
+    y = np.array([1.0, 1.0, 0.0, 0.0])
+    x = np.array([1.0 + 0.9e-3 + 1e-5, 1.0 + 1.1e-3 + 1e-5, 0.9e-5, 1.1e-5])  # within, past, within, past
+    assert opdiff.metrics(x, y).allclose_fraction == 0.5
+    for function in (opdiff.metrics, compute_metrics, opdiff.compare, tensor_metrics, EngineOptions, CompareOptions):
+        parameters = inspect.signature(function).parameters
+        assert (parameters["rtol"].default, parameters["atol"].default) == (_core.DEFAULT_RTOL, _core.DEFAULT_ATOL)
 
 
 def test_kl_is_skipped_when_not_selected() -> None:

@@ -1,6 +1,7 @@
-"""The public names are listed once per place that must hold them: ``opdiff.__all__`` (the lazy
-exports), the facade ``opdiff.api`` and the type stub ``__init__.pyi``. They must agree; so must
-the lazy exports of opdiff.dumps and opdiff.runs and their stubs."""
+"""The public names of each package are written once, in one pattern: the lazy-export table
+``_EXPORTS`` of its ``__init__.py`` (name -> defining module), whose keys are ``__all__``, and the
+stub ``__init__.pyi`` that imports each name from the same module. The facade ``opdiff.api``
+imports the root's names at once."""
 
 from __future__ import annotations
 
@@ -14,32 +15,33 @@ import opdiff
 import opdiff.api
 from tests.support.paths import ROOT
 
-STUB = ROOT / "python" / "opdiff" / "__init__.pyi"
+PACKAGE_ROOT = ROOT / "python" / "opdiff"
+# Every package whose __init__.py exports names does it through opdiff._lazy_exports.
+LAZY_PACKAGES = sorted(
+    ".".join(("opdiff", *path.parent.relative_to(PACKAGE_ROOT).parts))
+    for path in PACKAGE_ROOT.rglob("__init__.py")
+    if "__all__" in path.read_text(encoding="utf-8")
+)
 
 
-def test_the_package_exports_exactly_the_facade() -> None:
-    assert set(opdiff.__all__) - {"__version__"} == set(opdiff.api.__all__)
+def test_every_exporting_package_is_lazy() -> None:
+    assert LAZY_PACKAGES == ["opdiff", "opdiff.dumps", "opdiff.graph", "opdiff.producers", "opdiff.runs"]
+
+
+def test_the_facade_imports_exactly_the_root_exports() -> None:
+    assert set(opdiff.api.__all__) == set(opdiff._EXPORTS)
     for name in opdiff.api.__all__:
-        assert getattr(opdiff, name) is getattr(opdiff.api, name)
-
-
-def test_the_stub_declares_every_exported_name() -> None:
-    tree = ast.parse(STUB.read_text(encoding="utf-8"))
-    imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom) for alias in node.names}
-    assert imported == set(opdiff.api.__all__)
-
-
-LAZY_PACKAGES = ("opdiff.dumps", "opdiff.runs")  # subpackages that export their names lazily, like the root
+        assert getattr(opdiff.api, name) is getattr(opdiff, name)
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)
-def test_a_lazy_subpackage_stub_names_each_export_where_it_is_defined(package: str) -> None:
+def test_a_lazy_package_stub_names_each_export_where_it_is_defined(package: str) -> None:
     module = importlib.import_module(package)
-    stub = ROOT / "python" / Path(*package.split(".")) / "__init__.pyi"
+    assert module.__all__ == sorted(module._EXPORTS) + (["__version__"] if package == "opdiff" else [])
+    stub = PACKAGE_ROOT.parent / Path(*package.split(".")) / "__init__.pyi"
     tree = ast.parse(stub.read_text(encoding="utf-8"))
     declared = {alias.asname or alias.name: node.module for node in tree.body if isinstance(node, ast.ImportFrom)
                 for alias in node.names}
     assert declared == module._EXPORTS  # the same name -> module table the package resolves with
-    assert set(declared) == set(module.__all__)
     for name, defining in declared.items():
         assert getattr(module, name) is getattr(importlib.import_module(defining), name)

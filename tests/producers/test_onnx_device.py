@@ -8,7 +8,8 @@ pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 import opdiff  # noqa: E402
-from opdiff.dumps.discovery import FileKind, escape_op_name, index_folder  # noqa: E402
+from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
+from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
 from opdiff.graph import Relation  # noqa: E402
 from opdiff.producers import DeviceLayout, DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
 from tests.support.onnx_models import conv_bn_relu_model, mlp_model  # noqa: E402

@@ -7,7 +7,8 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
-from opdiff.dumps.discovery import FileKind, index_folder, parse_golden_name  # noqa: E402
+from opdiff.conventions.dump_names import parse_golden_name  # noqa: E402
+from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import InputSpec, input_specs, load_inputs, random_inputs  # noqa: E402
 from opdiff.producers.model_prep import prepare_model  # noqa: E402

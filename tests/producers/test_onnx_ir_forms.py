@@ -13,7 +13,8 @@ pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test 
 
 import opdiff  # noqa: E402
 from opdiff.cli import main  # noqa: E402
-from opdiff.dumps.discovery import escape_op_name, index_folder  # noqa: E402
+from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
+from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
 from opdiff.producers.ir_forms import IrForm, light_model_in_form  # noqa: E402
 from opdiff.producers.light_models import light_model_names  # noqa: E402

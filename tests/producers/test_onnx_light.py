@@ -9,7 +9,8 @@ pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 import opdiff  # noqa: E402
-from opdiff.dumps.discovery import escape_op_name, index_folder  # noqa: E402
+from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
+from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, Precision, dump_onnx  # noqa: E402
 from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402

@@ -9,7 +9,8 @@ pytest.importorskip("onnxruntime.quantization")
 pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test (.ci/run's sanitizer pass skips it)
 
 import opdiff  # noqa: E402
-from opdiff.dumps.discovery import escape_op_name, index_folder  # noqa: E402
+from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
+from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
 from opdiff.producers.qdq_model import EVERY_OP_TYPE, quantize_qdq  # noqa: E402

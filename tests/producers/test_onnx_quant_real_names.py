@@ -13,7 +13,8 @@ pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test 
 
 import opdiff  # noqa: E402
 from opdiff.cli import main  # noqa: E402
-from opdiff.dumps.discovery import escape_op_name, index_folder  # noqa: E402
+from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
+from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.graph import quant_filter  # noqa: E402
 from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.qdq_coverage import agreement, float_op_coverage  # noqa: E402

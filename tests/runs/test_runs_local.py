@@ -12,7 +12,7 @@ import pytest
 
 from opdiff.cli import main
 from opdiff.commands.exit_codes import ExitCode
-from opdiff.dumps.discovery import escape_op_name
+from opdiff.conventions.dump_names import escape_op_name
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.testing.dump_tree import MODEL_ID, Fault, write_dump_tree

@@ -7,11 +7,12 @@
 
 #include "opdiff/block_sums.hpp"
 #include "opdiff/element_source.hpp"
+#include "opdiff/metrics.hpp"
 
 namespace opdiff {
 
 struct PairParams {
-  double rtol = 1e-3, atol = 1e-5;
+  double rtol = MetricsOptions::kDefaultRtol, atol = MetricsOptions::kDefaultAtol;
 };
 
 struct KernelTable {

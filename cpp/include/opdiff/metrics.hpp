@@ -12,8 +12,13 @@ class ThreadPool;
 struct KernelTable;
 
 struct MetricsOptions {
-  double rtol = 1e-3;  // allclose: |x - y| <= atol + rtol * |y|
-  double atol = 1e-5;
+  // The allclose test |x - y| <= atol + rtol * |y| by default, written once (the bindings and every
+  // Python signature take them from here): rtol is about twice float16's relative rounding (2^-11),
+  // so a float16 copy of a float32 value passes; atol keeps values near zero from failing on rtol alone.
+  static constexpr double kDefaultRtol = 1e-3;
+  static constexpr double kDefaultAtol = 1e-5;
+  double rtol = kDefaultRtol;
+  double atol = kDefaultAtol;
   bool kl = true;             // KullbackLeiblerDivergence needs a second pass over the data
   bool scalar_shape = false;  // reference quirk: a scalar-shaped tensor has cosine 1
 };

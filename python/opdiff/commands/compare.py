@@ -154,18 +154,17 @@ def _run(args: argparse.Namespace) -> int:
 
 def write_mapping(args: argparse.Namespace, fusion_rule: RuleLike, close_rule: RuleLike, quant_rule: RuleLike,
                   ids: Optional[Sequence[int]]) -> int:
-    from datetime import datetime
-
     from rich.console import Console
 
     from opdiff.match.mapping_csv import write_mapping_csv
     from opdiff.match.planning import plan
+    from opdiff.report.file_names import mapping_file_name
 
     if fusion_rule is None and quant_rule is None:
         raise ValueError("-map needs -f or -q")
     _, plans, _, _ = plan(args.my_dump_path, args.golden_dump_path, fusion_rule=fusion_rule,
                           close_fusion_rule=close_rule, quant_fusion_rule=quant_rule, ids=ids, step=args.step,
                           all_occurrences=args.all_occurrences)
-    path = write_mapping_csv(plans, args.output / f"mapping_{datetime.now().strftime('%Y%m%d%H%M%S')}.csv")
+    path = write_mapping_csv(plans, args.output / mapping_file_name())
     Console().print(f"mapping: {path}", soft_wrap=True)
     return ExitCode.OK

@@ -12,11 +12,11 @@ import numpy as np
 
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
+from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.demo.fusion import fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
 from opdiff.demo.run import DemoRun
 from opdiff.dumps import Tensor
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
 from opdiff.report.file_names import result_file_name
@@ -36,13 +36,13 @@ def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[
     paths["golden"].mkdir(parents=True, exist_ok=True)
     paths["npu"].mkdir(parents=True, exist_ok=True)
     for name, array in golden.items():
-        save_npy(paths["golden"] / f"{escape_op_name(name)}.0.{stamp}.npy", array)
+        save_npy(paths["golden"] / golden_file_name(name, 0, stamp), array)
     npu_ops = fuse(ops)
     for task, op in enumerate(npu_ops, start=1):
         inputs = [Tensor(device[name], layout=layout_of(device[name]), dtype="float16") for name in op.inputs]
         output = device[op.output]
         opdiff.write_dump(
-            paths["npu"] / f"{op.type}.{escape_op_name(op.name)}.{task}.1.{stamp + task}",
+            paths["npu"] / device_file_name(op.type, op.name, task, 1, stamp + task),
             op.name,
             inputs=inputs,
             outputs=[Tensor(output, layout=layout_of(output), dtype="float16")],

@@ -22,13 +22,13 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from opdiff.conventions.dump_names import device_file_name, escape_op_name, golden_file_name
 from opdiff.demo.fusion import NpuOp, fusion_rule
 from opdiff.dumps import Tensor, write_dump
-from opdiff.dumps.discovery import escape_op_name
-from opdiff.dumps.numpy_types import NUMPY_DTYPES
 from opdiff.dumps.statistics_writer import write_statistics
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
+from opdiff.numerics.dtypes import NUMPY_DTYPES
 
 LAYOUTS = ("ND", "NCHW", "NC1HWC0", "FRACTAL_NZ")
 DTYPES = ("float16", "bfloat16", "float32")
@@ -82,13 +82,13 @@ def write_statistics_case(folder: Path, *, layout: str = "NC1HWC0", dtype: str =
     paths.npu.mkdir(parents=True, exist_ok=True)
     paths.golden.mkdir(parents=True, exist_ok=True)
     for name, array in golden.items():
-        save_npy(paths.golden / f"{escape_op_name(name)}.0.{TIMESTAMP}.npy", array)
+        save_npy(paths.golden / golden_file_name(name, 0, TIMESTAMP), array)
     stored = NUMPY_DTYPES[dtype]
     previous = golden["input"].astype(stored)
     for task, op in enumerate(NPU_OPS):
         factor = np.float32(scale if fault_from is not None and task >= fault_from else 1.0)
         output = (golden[op.output] * factor).astype(stored)
-        name = f"{op.type}.{escape_op_name(op.name)}.{task + 1}.1.{TIMESTAMP + task + 1}"
+        name = device_file_name(op.type, op.name, task + 1, 1, TIMESTAMP + task + 1)
         inputs, outputs = [Tensor(previous, layout=layout)], [Tensor(output, layout=layout)]
         if full_dumps:
             write_dump(paths.npu / name, op.name, inputs=inputs, outputs=outputs)

@@ -1,11 +1,9 @@
-"""Finding dump files: file-name parsing (docs/reference/reference-tool.md §2), the device directory layout,
-and an index of tensors by op. No tensor bytes are read here.
+"""Finding dump files: the device directory layout and an index of tensors by op, from the file
+names (composed and parsed by opdiff.conventions.dump_names). No tensor bytes are read here.
 
-NPU dump files are named ``{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}`` (5 fields) or, for
-FFTS+ tasks, with ``.{task_type}.{context_id}.{thread_id}.{device_id}`` appended (9 fields). Golden
-files are ``{op_name}.{output_index}.{timestamp}.npy``. Files named only by digits are resolved
-through ``mapping.csv`` in the same folder (``hashed_name,original_name``). A statistics dump is
-the dump file's name plus ``.csv`` (opdiff.dumps.statistics reads it).
+Files named only by digits are resolved through ``mapping.csv`` in the same folder
+(``hashed_name,original_name``). A statistics dump is the dump file's name plus ``.csv``
+(opdiff.dumps.statistics reads it).
 """
 
 from __future__ import annotations
@@ -18,26 +16,20 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from opdiff.conventions.dump_names import (
+    GoldenName,
+    NpuDumpName,
+    is_golden_name,
+    is_npu_dump_name,
+    parse_golden_name,
+    parse_npu_dump_name,
+)
 from opdiff.conventions.quant_names import is_quantized_name
 from opdiff.fileio.atomic import TEMPORARY_SUFFIX
 
 PathLike = Union[str, "os.PathLike[str]"]
 
-_NPU_NAME = re.compile(
-    r"^(?P<op_type>[A-Za-z0-9_-]+)\.(?P<op_name>[A-Za-z0-9_-]+)\.(?P<task>[0-9]+)(?:\.(?P<stream>[0-9]+))?"
-    r"\.(?P<timestamp>[0-9]{1,255})"
-    r"(?:\.(?P<task_type>[0-9]+)\.(?P<context>[0-9]+)\.(?P<thread>[0-9]+)\.(?P<device>[0-9]+))?$"
-)
-_GOLDEN_NAME = re.compile(r"^(?P<op_name>[.A-Za-z0-9_-]+)\.(?P<index>[0-9]+)\.(?P<timestamp>[0-9]{1,255})\.npy$")
 _HASHED_NAME = re.compile(r"^[0-9]+(?:\.npy)?$")
-# The op type and name of the device's Opdebug record dumps (Opdebug.Node_OpDebug.{task}.{stream}.{ts}).
-OPDEBUG_OP_TYPE = "Opdebug"
-OPDEBUG_OP_NAME = "Node_OpDebug"
-_LXSLICE_ANY = re.compile(r"_lxslice[0-9]+")
-_LXSLICE_TAIL = re.compile(r"_lxslice[0-9]+$")
-_SGT_GRAPH = re.compile(r"^.*sgt_graph_[0-9]+_")
-
-TASK_TYPES = {0: "AICORE", 1: "AICPU", 2: "DEBUG", 3: "HCCL", 4: "FFTSPLUS"}
 # Files opdiff itself writes into a dump folder (the name mapping, opdiff convert's list of files it
 # could not read): never dumps, so discovery and convert pass over them.
 CONVERT_FAILED_LIST = "convert_failed_file_list.txt"
@@ -54,131 +46,6 @@ class FileKind(str, Enum):
     def is_npu(self) -> bool:
         """Dumps written by a device (full or statistics), as opposed to golden .npy files."""
         return self is not FileKind.GOLDEN
-
-
-@dataclass(frozen=True)
-class NpuDumpName:
-    """The fields of an NPU dump file name. ``op_name`` is as the device wrote it (escaped: '.', '/',
-    '\\' and ' ' became '_'); ``key`` is the op name after FFTS+ slice post-processing. ``path`` is
-    a plain string (building 100k Path objects would dominate indexing)."""
-
-    path: str
-    op_type: str
-    op_name: str
-    key: str
-    task_id: int
-    stream_id: Optional[int]
-    timestamp: int
-    task_type: Optional[int] = None
-    context_id: Optional[int] = None
-    thread_id: Optional[int] = None
-    device_id: Optional[int] = None
-
-    @property
-    def is_opdebug_record(self) -> bool:
-        """An ``Opdebug.Node_OpDebug.*`` file: the device's overflow records, not an op's tensors
-        (read by opdiff.dumps.opdebug)."""
-        return self.op_type == OPDEBUG_OP_TYPE and self.op_name == OPDEBUG_OP_NAME
-
-    @property
-    def is_ffts_auto(self) -> bool:
-        """An FFTS+ automatic-mode slice (one file per thread)."""
-        return self.task_type == 4 and "_lxslice" not in self.op_name
-
-    @property
-    def manual_slice(self) -> Optional[int]:
-        """The slice number of an FFTS+ manual-mode file (``_lxslice<N>`` at the end of the name)."""
-        match = _LXSLICE_TAIL.search(self.op_name)
-        return int(match.group(0)[len("_lxslice") :]) if match else None
-
-
-@dataclass(frozen=True)
-class GoldenName:
-    """The fields of a golden ``.npy`` file name; ``key`` is ``"{op_name}.{output_index}"``."""
-
-    path: str
-    op_name: str
-    output_index: int
-    timestamp: int
-
-    @property
-    def key(self) -> str:
-        return f"{self.op_name}.{self.output_index}"
-
-
-def escape_op_name(name: str) -> str:
-    """An op name as it appears in file names (the device and golden writers replace these)."""
-    return re.sub(r"[./\\ ]", "_", name)
-
-
-def slice_key(op_name: str, with_fusion_rule: bool) -> Optional[str]:
-    """The op a (possibly sliced) file belongs to, per §2.1; None when the name cannot be resolved.
-
-    >>> slice_key("conv1_lxslice0", with_fusion_rule=False)
-    'conv1'
-    >>> slice_key("sgt_graph_0_conv1_lxslice3", with_fusion_rule=False)
-    'conv1'
-    >>> slice_key("a_lxslice1_b_lxslice2", with_fusion_rule=True)
-    'a_b'
-    """
-    if "_lxslice" not in op_name and "sgt_graph_" not in op_name:
-        return op_name  # the common case: nothing to strip (saves two regex passes per file)
-    if with_fusion_rule and "_lxslice" in op_name:
-        op_name = _LXSLICE_ANY.sub("", op_name)
-    else:
-        op_name = _SGT_GRAPH.sub("", _LXSLICE_TAIL.sub("", op_name))
-    return None if "_lxslice" in op_name else op_name
-
-
-def parse_npu_dump_name(path: PathLike, *, with_fusion_rule: bool = True, real_name: Optional[str] = None) -> Optional[NpuDumpName]:
-    """The fields of an NPU dump file name, or None when the name is not one.
-
-    >>> n = parse_npu_dump_name("Conv2D.conv1_Conv2D.5.1.1700000000000001")
-    >>> n.op_type, n.op_name, n.task_id, n.stream_id, n.timestamp
-    ('Conv2D', 'conv1_Conv2D', 5, 1, 1700000000000001)
-    """
-    path = os.fspath(path)
-    match = _NPU_NAME.match(real_name or os.path.basename(path))
-    if not match:
-        return None
-    fields = match.groupdict()
-    task_type = None if fields["task_type"] is None else int(fields["task_type"])
-    if task_type is not None and task_type not in TASK_TYPES:
-        return None
-    key = slice_key(fields["op_name"], with_fusion_rule)
-    if key is None:
-        return None
-
-    def number(name: str) -> Optional[int]:
-        return None if fields[name] is None else int(fields[name])
-
-    return NpuDumpName(
-        path=path,
-        op_type=fields["op_type"],
-        op_name=fields["op_name"],
-        key=key,
-        task_id=int(fields["task"]),
-        stream_id=number("stream"),
-        timestamp=int(fields["timestamp"]),
-        task_type=task_type,
-        context_id=number("context"),
-        thread_id=number("thread"),
-        device_id=number("device"),
-    )
-
-
-def parse_golden_name(path: PathLike, *, real_name: Optional[str] = None) -> Optional[GoldenName]:
-    """The fields of a golden .npy file name, or None.
-
-    >>> g = parse_golden_name("conv1_Relu.0.1700000000000001.npy")
-    >>> g.key, g.timestamp
-    ('conv1_Relu.0', 1700000000000001)
-    """
-    path = os.fspath(path)
-    match = _GOLDEN_NAME.match(real_name or os.path.basename(path))
-    if not match:
-        return None
-    return GoldenName(path, match["op_name"], int(match["index"]), int(match["timestamp"]))
 
 
 def read_name_mapping(folder: Path) -> Dict[str, str]:
@@ -372,8 +239,8 @@ def find_leaves(root: PathLike, *, max_depth: int = 6) -> List[DumpLeaf]:
 
 def _looks_like_dump(name: str) -> bool:
     if name.endswith(STATISTICS_SUFFIX):
-        return bool(_NPU_NAME.match(name[: -len(STATISTICS_SUFFIX)]))
-    return bool(_NPU_NAME.match(name) or _GOLDEN_NAME.match(name) or _HASHED_NAME.match(name))
+        return is_npu_dump_name(name[: -len(STATISTICS_SUFFIX)])
+    return is_npu_dump_name(name) or is_golden_name(name) or _HASHED_NAME.match(name) is not None
 
 
 def choose_leaf(root: PathLike, leaves: Sequence[DumpLeaf], step: Optional[int] = None) -> DumpLeaf:

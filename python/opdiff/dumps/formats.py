@@ -30,17 +30,8 @@ DATA_TYPE_NUMBERS: Dict[str, int] = {name: number for number, name in _DATA_TYPE
 # Upper-case format name without the prefix -> number.
 _FORMAT_NUMBERS: Dict[str, int] = {name.upper(): number for number, name in _FORMAT_NAMES.items()}
 
-#: Core dtype name -> the DT_* number the writer stores.
-DATA_TYPE_OF: Dict[str, int] = {
-    core: DATA_TYPE_NUMBERS[dt]
-    for core, dt in (
-        ("float64", "DT_DOUBLE"), ("float32", "DT_FLOAT"), ("float16", "DT_FLOAT16"), ("bfloat16", "DT_BF16"),
-        ("float8_e4m3fn", "DT_FLOAT8_E4M3FN"), ("float8_e5m2", "DT_FLOAT8_E5M2"), ("hifloat8", "DT_HIFLOAT8"),
-        ("int4", "DT_INT4"), ("int8", "DT_INT8"), ("uint8", "DT_UINT8"), ("int16", "DT_INT16"),
-        ("uint16", "DT_UINT16"), ("int32", "DT_INT32"), ("uint32", "DT_UINT32"), ("int64", "DT_INT64"),
-        ("uint64", "DT_UINT64"), ("bool", "DT_BOOL"), ("complex64", "DT_COMPLEX64"), ("complex128", "DT_COMPLEX128"),
-    )
-}  # fmt: skip
+#: Core dtype name -> the DT_* number the writer stores (both from the core's tables).
+DATA_TYPE_OF: Dict[str, int] = {name: _core.ascend_from_dtype(name) for name in _core.dtype_names()}
 
 #: DT_* number -> nano dump numbering (docs/reference/reference-tool.md §1.6).
 NANO_DATA_TYPE_OF: Dict[int, int] = {

@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 
-from opdiff.dumps.discovery import parse_npu_dump_name
+from opdiff.conventions.dump_names import parse_npu_dump_name
 from opdiff.dumps.reader import DumpFormatError, read_dump
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
-from opdiff.dumps.discovery import NOT_DUMPS, NpuDumpName, parse_npu_dump_name, read_name_mapping, timestamp_sort_key
+from opdiff.conventions.dump_names import NpuDumpName, parse_npu_dump_name
+from opdiff.dumps.discovery import NOT_DUMPS, read_name_mapping, timestamp_sort_key
 from opdiff.dumps.opdebug import Entry
 
 PathLike = Union[str, "os.PathLike[str]"]

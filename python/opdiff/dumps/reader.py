@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 import opdiff._core as _core
-from opdiff.dumps.discovery import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
+from opdiff.conventions.dump_names import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
 from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.numerics.frozen import build_frozen
 

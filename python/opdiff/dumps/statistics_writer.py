@@ -26,11 +26,11 @@ from typing import List, Sequence, Union
 import numpy as np
 
 from opdiff.dumps.formats import DATA_TYPE_OF, data_type_name
-from opdiff.dumps.numpy_types import NUMPY_DTYPES
 from opdiff.dumps.statistics import HEADER
 from opdiff.dumps.writer import Tensor
 from opdiff.fileio.atomic import write_text
 from opdiff.numerics.core_adapter import compute_metrics
+from opdiff.numerics.dtypes import NUMPY_DTYPES
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -18,8 +18,9 @@ import numpy as np
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, NANO_DATA_TYPE_OF, default_c0, format_number
 from opdiff.dumps.layouts import CANONICAL, encode, pack_int4, transpose_letters
-from opdiff.dumps.numpy_types import NUMPY_DTYPES, core_dtype_of
+from opdiff.dumps.numpy_types import core_dtype_of
 from opdiff.fileio.atomic import replacing
+from opdiff.numerics.dtypes import NUMPY_DTYPES
 
 PathLike = Union[str, "os.PathLike[str]"]
 

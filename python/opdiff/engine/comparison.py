@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional, Sequence
 
+import opdiff._core as _core
 from opdiff.dumps.discovery import FileKind
 from opdiff.engine.tensor_engine import Engine, EngineOptions
 from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
@@ -26,8 +27,8 @@ def compare(
     close_fusion_rule: RuleLike = None,
     quant_fusion_rule: RuleLike = None,
     algorithms: Sequence[str] = ALGORITHMS,
-    rtol: float = 1e-3,
-    atol: float = 1e-5,
+    rtol: float = _core.DEFAULT_RTOL,
+    atol: float = _core.DEFAULT_ATOL,
     overflow_detection: bool = False,
     ids: Optional[Sequence[int]] = None,
     step: Optional[int] = None,

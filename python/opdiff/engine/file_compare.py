@@ -14,6 +14,7 @@ from opdiff.dumps import read_dump, tensor_metrics
 from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.numerics.values import Metrics
+from opdiff.report.file_names import file_result_file_name
 from opdiff.report.tensor.reference_format import format_metrics
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -60,5 +61,5 @@ def write_file_result(result: FileComparison, out: PathLike, now: Optional[datet
     """``file_result_{YYYYmmddHHMMSS}.txt`` in `out` (through a temporary name), one line a metric."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"file_result_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
+    path = folder / file_result_file_name(now)
     return write_text(path, "\n".join(result.lines()) + "\n", mode=RESULT_MODE)

@@ -20,13 +20,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple, Union
 
+from opdiff.conventions.dump_names import NpuDumpName
 from opdiff.dumps import DumpFormatError, DumpTensor, read_dump, tensor_stats
-from opdiff.dumps.discovery import NpuDumpName, timestamp_sort_key
+from opdiff.dumps.discovery import timestamp_sort_key
 from opdiff.dumps.opdebug import Entry, format_status, read_opdebug
 from opdiff.dumps.overflow_files import DumpLookup, find_dumps
 from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.overflow import FP16_MAX, largest_magnitude, overflows
 from opdiff.numerics.values import SideStats
+from opdiff.report.file_names import overflow_summary_file_name
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -242,6 +244,6 @@ def write_overflow_summary(scan: OverflowScan, out: PathLike, limit: Optional[in
     """``overflow_summary_{YYYYmmddHHMMSS}.txt`` in `out`, through a temporary name."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"overflow_summary_{(now or datetime.now()).strftime('%Y%m%d%H%M%S')}.txt"
+    path = folder / overflow_summary_file_name(now)
     return write_text(path, "\n".join(summary_lines(scan, limit)) + "\n", mode=RESULT_MODE)
 

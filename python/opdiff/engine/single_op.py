@@ -18,8 +18,8 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 import opdiff._core as _core
+from opdiff.conventions.dump_names import escape_op_name
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.engine.tensor_engine import layout_views
 from opdiff.match.op_matching import OpPlan

@@ -46,8 +46,8 @@ _INPUT, _OUTPUT = _core.TensorRole.input, _core.TensorRole.output
 @dataclass(frozen=True)
 class EngineOptions:
     algorithms: Sequence[str] = ALGORITHMS
-    rtol: float = 1e-3
-    atol: float = 1e-5
+    rtol: float = _core.DEFAULT_RTOL
+    atol: float = _core.DEFAULT_ATOL
     overflow_detection: bool = False
     threads: Optional[int] = None  # pairs compared at once; None = every core
     max_elements: int = 0  # -max N: compare only the first N elements against a golden (0 = all)

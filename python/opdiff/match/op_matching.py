@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from opdiff.conventions.dump_names import NpuDumpName, escape_op_name
 from opdiff.conventions.quant_names import is_dequant_op
 from opdiff.conventions.reference_messages import (
     invalid_input_reference,
@@ -16,7 +17,7 @@ from opdiff.conventions.reference_messages import (
     no_ground_truth_for_tensor,
     no_my_dump_for_key,
 )
-from opdiff.dumps.discovery import DumpIndex, NpuDumpName, escape_op_name, is_sliced
+from opdiff.dumps.discovery import DumpIndex, is_sliced
 from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, QuantFilter, Relation
 from opdiff.results.rows import TensorId
 

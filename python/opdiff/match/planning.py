@@ -9,8 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import AbstractSet, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from opdiff.conventions.dump_names import escape_op_name
 from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES
-from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, escape_op_name, find_leaves, index_folder
+from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, find_leaves, index_folder
 from opdiff.graph import FusionMap, QuantFilter, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
 from opdiff.match.op_matching import OpPlan, plan_by_op_name, plan_with_fusion_rule
 from opdiff.results.scenario import Scenario

@@ -20,8 +20,8 @@ def metrics(
     b: Union[np.ndarray, RawTensor],
     *,
     algorithms: Optional[Sequence[Union[str, int]]] = None,
-    rtol: float = 1e-3,
-    atol: float = 1e-5,
+    rtol: float = _core.DEFAULT_RTOL,
+    atol: float = _core.DEFAULT_ATOL,
     threads: Optional[int] = None,
 ) -> Metrics:
     """Compare ``a`` (my/compared) against ``b`` (golden) and return every metric.
@@ -47,8 +47,8 @@ def compute_metrics(
     b: Union[np.ndarray, RawTensor],
     *,
     algorithms: Optional[Sequence[Union[str, int]]] = None,
-    rtol: float = 1e-3,
-    atol: float = 1e-5,
+    rtol: float = _core.DEFAULT_RTOL,
+    atol: float = _core.DEFAULT_ATOL,
     threads: Optional[int] = None,
     simd: Optional[str] = None,
 ) -> Metrics:

@@ -3,53 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple, Union
+from typing import Dict, Tuple, Union
 
 import ml_dtypes
 import numpy as np
 
-CORE_DTYPES: Tuple[str, ...] = (
-    "float64",
-    "float32",
-    "float16",
-    "bfloat16",
-    "float8_e4m3fn",
-    "float8_e5m2",
-    "hifloat8",
-    "int4",
-    "int8",
-    "uint8",
-    "int16",
-    "uint16",
-    "int32",
-    "uint32",
-    "int64",
-    "uint64",
-    "bool",
-    "complex64",
-    "complex128",
-)
-"""Every element type the core decodes ("int4" = packed two per byte, low nibble first)."""
+import opdiff._core as _core
 
-_NUMPY_TO_CORE = {
-    np.dtype(np.float64): "float64",
-    np.dtype(np.float32): "float32",
-    np.dtype(np.float16): "float16",
-    np.dtype(ml_dtypes.bfloat16): "bfloat16",
-    np.dtype(ml_dtypes.float8_e4m3fn): "float8_e4m3fn",
-    np.dtype(ml_dtypes.float8_e5m2): "float8_e5m2",
-    np.dtype(np.int8): "int8",
-    np.dtype(np.uint8): "uint8",
-    np.dtype(np.int16): "int16",
-    np.dtype(np.uint16): "uint16",
-    np.dtype(np.int32): "int32",
-    np.dtype(np.uint32): "uint32",
-    np.dtype(np.int64): "int64",
-    np.dtype(np.uint64): "uint64",
-    np.dtype(np.bool_): "bool",
-    np.dtype(np.complex64): "complex64",
-    np.dtype(np.complex128): "complex128",
-}
+CORE_DTYPES: Tuple[str, ...] = tuple(_core.dtype_names())
+"""Every element type the core decodes, from its dtype table ("int4" = packed two per byte, low nibble first)."""
+
+#: The core dtypes numpy has no type for, and the numpy dtype a decoded one is held in.
+HELD_WIDER: Dict[str, np.dtype] = {"hifloat8": np.dtype(np.float32), "int4": np.dtype(np.int8)}
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    if name in HELD_WIDER:
+        return HELD_WIDER[name]
+    return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+
+
+#: Core dtype name -> numpy dtype of a logical array (bf16/fp8 as ml_dtypes types; see HELD_WIDER).
+NUMPY_DTYPES: Dict[str, np.dtype] = {name: _numpy_dtype(name) for name in CORE_DTYPES}
+_NUMPY_TO_CORE = {dtype: name for name, dtype in NUMPY_DTYPES.items() if name not in HELD_WIDER}
 
 
 # ml_dtypes' int4/uint4 keep one value per byte in the low nibble; widened (copied) to int8/uint8.

@@ -5,29 +5,32 @@ Needs the optional extra: ``pip install "opdiff[onnx]"`` (dump_onnx) or ``"opdif
 >>> from opdiff.producers import DumpOptions, Precision
 >>> DumpOptions(fusion=True, precision=Precision.FP16).resolved_kind().value
 'device'
+
+The names are imported from their modules on first use (PEP 562), as in the `opdiff` package.
 """
 
-from opdiff.producers.device_dump import DeviceLayout
-from opdiff.producers.onnx_dump import DumpOptions, DumpResult, OutputKind, Precision, dump_onnx
-from opdiff.producers.onnx_runner import Optimization
-from opdiff.producers.onnx_support import MissingOnnxError, onnx_available, require_onnx
-from opdiff.producers.tf_dump import TfDumpOptions, TfDumpResult, dump_tf
-from opdiff.producers.tf_support import MissingTensorFlowError, require_tensorflow
+from opdiff._lazy_exports import lazy_exports
 
-__all__ = [
-    "DeviceLayout",
-    "DumpOptions",
-    "DumpResult",
-    "MissingOnnxError",
-    "MissingTensorFlowError",
-    "Optimization",
-    "OutputKind",
-    "Precision",
-    "TfDumpOptions",
-    "TfDumpResult",
-    "dump_onnx",
-    "dump_tf",
-    "onnx_available",
-    "require_onnx",
-    "require_tensorflow",
-]
+_EXPORTS = {
+    "DeviceLayout": "opdiff.producers.device_dump",
+    "DumpOptions": "opdiff.producers.onnx_dump",
+    "DumpResult": "opdiff.producers.onnx_dump",
+    "OutputKind": "opdiff.producers.onnx_dump",
+    "Precision": "opdiff.producers.onnx_dump",
+    "dump_onnx": "opdiff.producers.onnx_dump",
+    "Optimization": "opdiff.producers.onnx_runner",
+    "MissingOnnxError": "opdiff.producers.onnx_support",
+    "onnx_available": "opdiff.producers.onnx_support",
+    "require_onnx": "opdiff.producers.onnx_support",
+    "TfDumpOptions": "opdiff.producers.tf_dump",
+    "TfDumpResult": "opdiff.producers.tf_dump",
+    "dump_tf": "opdiff.producers.tf_dump",
+    "MissingTensorFlowError": "opdiff.producers.tf_support",
+    "require_tensorflow": "opdiff.producers.tf_support",
+}
+
+# The public names are the table's keys (__init__.pyi imports each one for type checkers;
+# tests/package/test_public_api.py keeps the two equal).
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

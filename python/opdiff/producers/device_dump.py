@@ -15,8 +15,9 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from opdiff.conventions.dump_names import device_file_name
 from opdiff.dumps.writer import Tensor, write_dump
-from opdiff.producers.file_names import FolderNames, device_file_name
+from opdiff.producers.file_names import FolderNames
 from opdiff.producers.lineage import Lineage
 from opdiff.producers.onnx_support import OnnxModel, OnnxTensor
 

@@ -1,7 +1,6 @@
-"""Names of the tensor files a producer writes (docs/reference/reference-tool.md §2.1-2.2), one timestamp
+"""Where a producer writes its tensor files (names from opdiff.conventions.dump_names), one timestamp
 source, and the ``mapping.csv`` for names too long for a file system.
 
-Golden: ``{escaped op}.{output index}.{timestamp}.npy``. Device: ``{op_type}.{escaped op}.{task}.{stream}.{timestamp}``.
 A name over 255 bytes is written as ``{timestamp}{k}`` (``.npy`` for golden files) and its real
 name recorded in the folder's ``mapping.csv``, which discovery reads back.
 """
@@ -14,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Tuple
 
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.fileio.atomic import replacing
 
 MAX_FILE_NAME = 255
@@ -23,24 +21,6 @@ MAX_FILE_NAME = 255
 def timestamp_now() -> int:
     """Microseconds since the epoch: the 16-digit timestamp dump and golden names carry."""
     return time.time_ns() // 1000
-
-
-def golden_file_name(op_name: str, output_index: int, timestamp: int) -> str:
-    """The golden file of output `output_index` of op `op_name`.
-
-    >>> golden_file_name("conv1/Relu", 0, 1700000000000001)
-    'conv1_Relu.0.1700000000000001.npy'
-    """
-    return f"{escape_op_name(op_name)}.{output_index}.{timestamp}.npy"
-
-
-def device_file_name(op_type: str, op_name: str, task_id: int, stream_id: int, timestamp: int) -> str:
-    """The device dump file of one op run.
-
-    >>> device_file_name("Conv", "res2/conv.0", 3, 0, 1700000000000001)
-    'Conv.res2_conv_0.3.0.1700000000000001'
-    """
-    return f"{escape_op_name(op_type)}.{escape_op_name(op_name)}.{task_id}.{stream_id}.{timestamp}"
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Dict, Mapping, Optional
 
 import numpy as np
 
-from opdiff.dumps.discovery import escape_op_name
+from opdiff.conventions.dump_names import escape_op_name
 from opdiff.dumps.formats import DATA_TYPE_OF, data_type_name
 from opdiff.dumps.numpy_types import core_dtype_of
 from opdiff.graph import FusionMap, OutputDesc

@@ -14,8 +14,9 @@ from typing import Dict, List, Mapping, Tuple
 
 import numpy as np
 
+from opdiff.conventions.dump_names import golden_file_name
 from opdiff.dumps.writer import save_npy
-from opdiff.producers.file_names import FolderNames, golden_file_name
+from opdiff.producers.file_names import FolderNames
 from opdiff.producers.onnx_support import OnnxModel
 
 

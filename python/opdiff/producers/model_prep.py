@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Set, Tuple
 
-from opdiff.dumps.discovery import escape_op_name
+from opdiff.conventions.dump_names import escape_op_name
 from opdiff.producers.onnx_support import OnnxModel
 
 # Characters a dump or golden file name keeps (escape_op_name turns . / \ and space into _).

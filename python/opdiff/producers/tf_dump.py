@@ -20,8 +20,9 @@ from typing import Dict, List, Mapping, Tuple, Union
 
 import numpy as np
 
+from opdiff.conventions.dump_names import golden_file_name
 from opdiff.fileio.atomic import write_bytes
-from opdiff.producers.file_names import golden_file_name, timestamp_now
+from opdiff.producers.file_names import timestamp_now
 from opdiff.producers.golden_writer import TensorOrigin, write_golden
 from opdiff.producers.model_prep import file_safe_name
 from opdiff.producers.run_record import save_inputs, write_manifest

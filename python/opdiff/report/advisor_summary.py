@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from opdiff.fileio.atomic import RESULT_MODE, write_text
+from opdiff.report.file_names import ADVISOR_SUMMARY
 from opdiff.results.findings import Finding, FindingKind
 
 
@@ -17,4 +18,4 @@ def write_advisor_summary(findings: Sequence[Finding], folder: Path) -> Path:
         f"Operator Index: {top.index if top and top.kind is not FindingKind.VERDICT else 'NA'}",
         f"Expert Advice: {top.advice if top else 'NA'}",
     ]
-    return write_text(folder / "advisor_summary.txt", "\n".join(lines) + "\n", mode=RESULT_MODE)
+    return write_text(folder / ADVISOR_SUMMARY, "\n".join(lines) + "\n", mode=RESULT_MODE)

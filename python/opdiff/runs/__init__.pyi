@@ -1,9 +1,12 @@
 """Types of the names opdiff.runs exports lazily (__init__.py)."""
 
-from opdiff.results.runs_summary import FirstFailure, JobEnd, RunEntry, RunsSummary, RunStatus, TensorAcrossRuns
-from opdiff.runs.job import RunsRequest, compare_runs
-from opdiff.runs.local import LocalExecutor
-from opdiff.runs.task import CompareOptions
-
-__all__ = ["CompareOptions", "FirstFailure", "JobEnd", "LocalExecutor", "RunEntry", "RunStatus", "RunsRequest",
-           "RunsSummary", "TensorAcrossRuns", "compare_runs"]
+from opdiff.results.runs_summary import FirstFailure as FirstFailure
+from opdiff.results.runs_summary import JobEnd as JobEnd
+from opdiff.results.runs_summary import RunEntry as RunEntry
+from opdiff.results.runs_summary import RunsSummary as RunsSummary
+from opdiff.results.runs_summary import RunStatus as RunStatus
+from opdiff.results.runs_summary import TensorAcrossRuns as TensorAcrossRuns
+from opdiff.runs.job import RunsRequest as RunsRequest
+from opdiff.runs.job import compare_runs as compare_runs
+from opdiff.runs.local import LocalExecutor as LocalExecutor
+from opdiff.runs.task import CompareOptions as CompareOptions

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Union
 
+from opdiff.report.file_names import run_result_file_name, runs_summary_file_name, timestamp
 from opdiff.report.runs.json_writer import write_summary_json
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
 from opdiff.results.runs_summary import JobEnd, RunEntry, RunsSummary, RunStatus
@@ -39,15 +39,6 @@ class RunsRequest:
     quant_fusion_rule: Optional[Path] = None
     step: Optional[int] = None
     options: CompareOptions = field(default_factory=CompareOptions)
-
-
-def timestamp(now: Optional[datetime] = None) -> str:
-    return (now or datetime.now()).strftime("%Y%m%d%H%M%S")
-
-
-def run_csv_name(label: str, ts: str) -> str:
-    """``{device}_{model}_{step}_result_{ts}.csv``, as the reference's batch mode names it."""
-    return f"{label}_result_{ts}.csv"
 
 
 def tasks_of(plan: RunPlan, request: RunsRequest, rules: RuleSet, close_rules: RuleSet, quant: RuleSet,
@@ -95,7 +86,7 @@ def compare_runs(
             lost = lost or outcome.lost
             entry = builder.add_not_compared(outcome.key, outcome.reason or "not compared", location=outcome.location)
         else:
-            csv = write_run_csv(outcome.report, out_folder / run_csv_name(outcome.key.label, ts))
+            csv = write_run_csv(outcome.report, out_folder / run_result_file_name(outcome.key.label, ts))
             entry = builder.add_report(outcome.key, outcome.report, csv, outcome.location)
         if on_run is not None:
             on_run(entry)
@@ -108,7 +99,7 @@ def compare_runs(
         if task.key not in builder.entries:
             builder.add_not_compared(task.key, stopped_by or "not finished", RunStatus.MISSING)
     summary = builder.build(end, stopped_by, verdict.name if verdict is not None else "default")
-    summary.path = write_summary_json(summary, out_folder / f"summary_{ts}.json")
+    summary.path = write_summary_json(summary, out_folder / runs_summary_file_name(ts))
     return summary
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
+import opdiff._core as _core
 from opdiff.graph import FusionMap
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.runs.plan import Place, PlannedRun
@@ -22,8 +23,8 @@ class CompareOptions:
     """What every run of a plan is compared with (the flags of ``opdiff compare``)."""
 
     algorithms: Tuple[str, ...] = tuple(ALGORITHMS)
-    rtol: float = 1e-3
-    atol: float = 1e-5
+    rtol: float = _core.DEFAULT_RTOL
+    atol: float = _core.DEFAULT_ATOL
     overflow_detection: bool = False
     ids: Optional[Tuple[int, ...]] = None
     threads: Optional[int] = None

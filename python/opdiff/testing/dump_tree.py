@@ -12,10 +12,10 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 import opdiff
+from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.demo.fusion import NpuOp, fuse, fusion_rule, layout_of
 from opdiff.demo.network import build_network, run_network, with_fault
 from opdiff.dumps import Tensor
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
 from opdiff.graph.grouping import build_fusion_map
@@ -68,7 +68,7 @@ def write_dump_tree(folder: Path, *, devices: Sequence[int] = (0, 1), steps: Seq
     if golden:
         tree.golden.mkdir(parents=True, exist_ok=True)
         for name, array in framework.items():
-            save_npy(tree.golden / f"{escape_op_name(name)}.0.{STAMP}.npy", array)
+            save_npy(tree.golden / golden_file_name(name, 0, STAMP), array)
     rule = fusion_rule(npu_ops, {name: array.shape for name, array in framework.items()})
     write_atc_json(build_fusion_map(model, [(model, list(rule.ops))]), tree.rule)
     outputs: Dict[bool, Dict[str, np.ndarray]] = {False: run_network(ops, image, np.float16)}
@@ -87,7 +87,7 @@ def _write_run(folder: Path, npu_ops: Sequence[NpuOp], device: Dict[str, np.ndar
     for task, op in enumerate(npu_ops, start=1):
         inputs = [Tensor(device[name], layout=layout_of(device[name]), dtype="float16") for name in op.inputs]
         output = device[op.output]
-        path = folder / f"{op.type}.{escape_op_name(op.name)}.{task}.1.{stamp + task}"
+        path = folder / device_file_name(op.type, op.name, task, 1, stamp + task)
         opdiff.write_dump(path, op.name, inputs=inputs, outputs=[Tensor(output, layout=layout_of(output), dtype="float16")])
         written += path.stat().st_size
     return written

@@ -10,8 +10,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.dumps import Tensor, write_dump
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import FusionMap, Op, OutputDesc
 from opdiff.match.op_matching import PASS_THROUGH_TYPES
@@ -61,7 +61,7 @@ def write_graph_dumps(
         key = (desc.origin_name, desc.origin_output_index if desc.origin_output_index is not None else position)
         if key not in golden:
             golden[key] = rng.standard_normal(_shape(desc, max_elements)).astype(np.float32)
-            save_npy(golden_dir / f"{escape_op_name(key[0])}.{key[1]}.{TIMESTAMP}.npy", golden[key])
+            save_npy(golden_dir / golden_file_name(key[0], key[1], TIMESTAMP), golden[key])
         return golden[key]
 
     def device(value: np.ndarray, error: float) -> Tensor:
@@ -91,7 +91,7 @@ def write_graph_dumps(
             if producer is not None and producer.output_descs:
                 inputs.append(device(output_value(producer, ref.index), noise))
         outputs = [device(output_value(op, k), error) for k in range(len(op.output_descs))]
-        write_dump(npu_dir / f"{op.type}.{escape_op_name(op.name)}.{task}.1.{TIMESTAMP + task}", op.name,
+        write_dump(npu_dir / device_file_name(op.type, op.name, task, 1, TIMESTAMP + task), op.name,
                    inputs=inputs, outputs=outputs)
         dumped += 1
     return GraphDumps(npu_dir, golden_dir, dumped, len(golden))

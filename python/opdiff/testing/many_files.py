@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List
 
+from opdiff.conventions.dump_names import NpuDumpName, device_file_name, golden_file_name, parse_npu_dump_name
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
@@ -65,9 +66,9 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
     step.parent.mkdir(parents=True)
     made.npu.rename(step)
     layout = ManyFiles(step, made.golden, rule_path, 0, names, names[7::20], names[13::20])
-    dumps = {path.name.split(".")[1]: path for path in step.iterdir()}
+    dumps = {_dump_name(path).op_name: path for path in step.iterdir()}
     for name in layout.no_golden:
-        (made.golden / f"{name}.0.{TIMESTAMP}.npy").unlink()
+        (made.golden / golden_file_name(name, 0, TIMESTAMP)).unlink()
     for name in layout.no_dump:
         dumps.pop(name).unlink()
     # Bulk files are hard links (real files with real contents, without the bytes and the time of
@@ -79,9 +80,11 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
     # Older iterations: another op's values under this op's name, earlier timestamps.
     for i, name in enumerate(paired):
         source = dumps[paired[(i + 1) % len(paired)]]
-        op_type, op_name, task, stream, stamp = dumps[name].name.split(".")
+        dump = _dump_name(dumps[name])
         for age in range(1, older + 1):
-            os.link(source, step / f"{op_type}.{op_name}.{task}.{stream}.{int(stamp) - 1_000_000 * age}")
+            older_name = device_file_name(dump.op_type, dump.op_name, dump.task_id, dump.stream_id or 0,
+                                          dump.timestamp - 1_000_000 * age)
+            os.link(source, step / older_name)
             layout.older_versions += 1
     # Digits-only names: every 50th op, resolved through mapping.csv.
     mapping = []
@@ -100,7 +103,7 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
         elif kind == 1:
             name = f".opdiff-{i:08x}.tmp"  # a writer's temporary name
         elif kind == 2:
-            name = f"Relu.layer{i}_op.{i}.1.{TIMESTAMP}.partial"  # half-written
+            name = device_file_name("Relu", f"layer{i}_op", i, 1, TIMESTAMP) + ".partial"  # half-written
         elif kind == 3:
             name = str(8_000_000_000 + i)  # digits-only, no mapping entry
         else:
@@ -109,7 +112,7 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
         (layout.silent if kind == 2 else layout.junk).append(name)
     existing = sum(1 for _ in step.iterdir())
     for i in range(max(0, total - existing)):
-        os.link(template, step / f"MatMul.other_graph_op{i}.{100_000 + i}.1.{TIMESTAMP + 10_000 + i}")
+        os.link(template, step / device_file_name("MatMul", f"other_graph_op{i}", 100_000 + i, 1, TIMESTAMP + 10_000 + i))
         layout.foreign_ops += 1
     layout.files_in_npu = sum(1 for _ in step.iterdir())
     older_step = step.parent / "0"  # an earlier step of the same model: compare takes the largest
@@ -118,3 +121,9 @@ def write_many_files(root: Path, *, total: int = 100_000, ops: int = 2_000, olde
         os.link(template, older_step / f"Relu.{name}.1.1.{TIMESTAMP}")
     shutil.rmtree(root / "gen" / "npu", ignore_errors=True)
     return layout
+
+
+def _dump_name(path: Path) -> NpuDumpName:
+    name = parse_npu_dump_name(path)
+    assert name is not None, f"{path}: written by write_graph_dumps, so a dump name"
+    return name

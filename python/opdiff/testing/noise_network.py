@@ -27,10 +27,10 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.demo.fusion import NpuOp, fusion_rule
 from opdiff.demo.statistics_network import DTYPES, LAYOUTS, TIMESTAMP, logical_shape
 from opdiff.dumps import Tensor, write_dump
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.statistics_writer import write_statistics
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import write_atc_json
@@ -82,7 +82,7 @@ def _write_run(folder: Path, names: Tuple[str, ...], values: List[np.ndarray], l
     """One dump (or statistics CSV) per NPU op k >= 1: input op k-1's tensor, output op k's."""
     folder.mkdir(parents=True, exist_ok=True)
     for k in range(1, len(names)):
-        name = f"Conv2D.{escape_op_name(names[k])}.{k}.1.{TIMESTAMP + k}"
+        name = device_file_name("Conv2D", names[k], k, 1, TIMESTAMP + k)
         inputs = [Tensor(values[k - 1].astype(np.float32), layout=layout, dtype=dtype)]
         outputs = [Tensor(values[k].astype(np.float32), layout=layout, dtype=dtype)]
         if statistics:
@@ -102,7 +102,7 @@ def write_noise_case(folder: Path, *, layout: str = "NC1HWC0", dtype: str = "flo
                      folder / "reference_full", folder / "reference_statistics", names)
     case.golden.mkdir(parents=True, exist_ok=True)
     for name, value in zip(names, golden):
-        save_npy(case.golden / f"{escape_op_name(name)}.0.{TIMESTAMP}.npy", value.astype(np.float32))
+        save_npy(case.golden / golden_file_name(name, 0, TIMESTAMP), value.astype(np.float32))
     device = noisy(golden, noise, seed, fault_from, scale)
     for target, values, statistics in ((case.full, device, False), (case.statistics, device, True),
                                        (case.reference_full, golden, False), (case.reference_statistics, golden, True)):

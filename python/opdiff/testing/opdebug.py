@@ -19,6 +19,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from opdiff.conventions.dump_names import OPDEBUG_OP_NAME, OPDEBUG_OP_TYPE, device_file_name
 from opdiff.dumps.opdebug import (
     MAGIC,
     AccType,
@@ -118,7 +119,7 @@ def encode_record(record: OpdebugRecord) -> bytes:
 
 def opdebug_name(task_id: int = 65535, stream_id: int = 0, timestamp: int = TIMESTAMP) -> str:
     """The device's file name for an Opdebug dump (its own task and stream, not the overflowing op's)."""
-    return f"Opdebug.Node_OpDebug.{task_id}.{stream_id}.{timestamp}"
+    return device_file_name(OPDEBUG_OP_TYPE, OPDEBUG_OP_NAME, task_id, stream_id, timestamp)
 
 
 def write_opdebug_dump(folder: PathLike, payload: Union[OpdebugRecord, Sequence[Entry], bytes], *, version: int = 1,

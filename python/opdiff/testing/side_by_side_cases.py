@@ -13,8 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import opdiff
+from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.dumps import Tensor, write_dump
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.testing.graph_dumps import write_graph_dumps
 from opdiff.testing.rule_json import Output, RuleOp, rule
 
@@ -48,7 +48,7 @@ class _Writer:
         (self.root / "npu").mkdir(parents=True, exist_ok=True)
 
     def golden(self, origin: str, index: int, value: np.ndarray) -> np.ndarray:
-        np.save(self.root / "golden" / f"{escape_op_name(origin)}.{index}.{TS}.npy", value)
+        np.save(self.root / "golden" / golden_file_name(origin, index, TS), value)
         return value
 
     def noisy(self, value: np.ndarray, error: float = 1e-3) -> np.ndarray:
@@ -58,7 +58,7 @@ class _Writer:
         self.task += 1
         for k, tensor in enumerate(outputs):
             self.device[(op.name, k)] = tensor
-        name = f"{op.type}.{escape_op_name(op.name)}.{self.task}.1.{TS + self.task}"
+        name = device_file_name(op.type, op.name, self.task, 1, TS + self.task)
         write_dump(self.root / "npu" / name, op.name, inputs=[self.device[ref] for ref in inputs], outputs=list(outputs))
 
 
@@ -218,7 +218,7 @@ def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
         for side, folder in sides.items():
             scale = 1.0 if side == "before" else 1.002
             out_y = y if name != "reshape" or side == "before" else y.reshape(2, 8)  # shapes differ
-            write_dump(folder / f"{op_type}.{name}.{task}.1.{TS + task}", name,
+            write_dump(folder / device_file_name(op_type, name, task, 1, TS + task), name,
                        inputs=[Tensor(x * scale, layout=layout, dtype="float16")],
                        outputs=[Tensor(out_y * scale, layout=layout, dtype="float16")])
     # conv1 dumped again later on the "after" side with a fault: the newest file is compared

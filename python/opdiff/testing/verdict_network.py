@@ -21,8 +21,8 @@ from typing import Dict, List, Optional, Tuple
 import ml_dtypes
 import numpy as np
 
+from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.dumps import Tensor, write_dump
-from opdiff.dumps.discovery import escape_op_name
 from opdiff.dumps.writer import save_npy
 from opdiff.graph import OutputDesc
 from opdiff.graph.grouping import build_fusion_map
@@ -143,12 +143,12 @@ def write_verdict_case(folder: Path, precision: Precision, fault: Optional[Fault
     rule = write_atc_json(build_fusion_map("verdict_case", [("verdict_case_graph", graph)]), folder / "model.json")
 
     def dump(side: Path, task: int, name: str, op_type: str, inputs: List[Tensor], outputs: List[Tensor]) -> None:
-        write_dump(side / f"{op_type}.{escape_op_name(name)}.{task}.1.{TIMESTAMP + task}", name, inputs=inputs,
+        write_dump(side / device_file_name(op_type, name, task, 1, TIMESTAMP + task), name, inputs=inputs,
                    outputs=outputs)
 
     for k in range(ops):
-        save_npy(golden_dir / f"{escape_op_name(names[k])}.0.{TIMESTAMP}.npy", golden[k].astype(np.float32))
-    save_npy(golden_dir / f"{TINY_BRANCH}.0.{TIMESTAMP}.npy", tiny_golden.astype(np.float32))
+        save_npy(golden_dir / golden_file_name(names[k], 0, TIMESTAMP), golden[k].astype(np.float32))
+    save_npy(golden_dir / golden_file_name(TINY_BRANCH, 0, TIMESTAMP), tiny_golden.astype(np.float32))
     for k in range(1, ops):
         dump(npu, k, names[k], "Conv2D", [_tensor(device[k - 1], precision)], [_tensor(device[k], precision)])
         dump(reference, k, names[k], "Conv2D", [_tensor(golden[k - 1], Precision.FP32)], [_tensor(golden[k], Precision.FP32)])
