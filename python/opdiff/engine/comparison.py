@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 import opdiff._core as _core
 from opdiff.dumps.discovery import FileKind
 from opdiff.engine.tensor_engine import Engine, EngineOptions
+from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
@@ -78,12 +79,18 @@ def compare(
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
+    _fill(report, engine, plans, ReferenceCsvWriter(Path(csv), columns) if csv is not None else None, progress)
+    return report
+
+
+def _fill(report: Report, engine: Engine, plans: Sequence[OpPlan], writer: Optional[ReferenceCsvWriter], progress: bool) -> None:
+    """Append the engine's rows of `plans` to `report` and write them as they come; Ctrl-C stops
+    the run with ``complete=False``."""
     bar = None
     if progress:
         from opdiff.engine.progress_bar import ProgressBar  # rich's progress module, for terminals only
 
         bar = ProgressBar(len(plans))
-    writer = ReferenceCsvWriter(Path(csv), columns) if csv is not None else None
     failed = True
     try:
         if bar is not None:
@@ -101,7 +108,6 @@ def compare(
             bar.stop()
         if writer is not None:
             _finish_csv(writer, report, failed)
-    return report
 
 
 def _finish_csv(writer: ReferenceCsvWriter, report: Report, failed: bool) -> None:
