@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from opdiff.report.console_skeleton import ConsoleSections, console_skeleton
 from opdiff.results.statistics_report import StatisticsReport
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
@@ -44,29 +45,22 @@ def statistics_renderables(report: StatisticsReport, verdict: StatisticsVerdict 
                            csv_path: Optional[str] = None) -> List[RenderableType]:
     """The console report as rich renderables, in order."""
     summary = report.summary(verdict)
-    out: List[RenderableType] = [
-        f"[bold]opdiff compare[/] ({report.scenario.value}, statistics dumps)",
-        f"  my:     {escape(str(report.my_folder))}\n  golden: {escape(str(report.golden_folder))}",
-        f"  {summary['rows']} rows: {summary['compared']} tensors compared by their statistics, [green]{summary['passing']} pass[/], "
-        f"[red]{summary['failing']} fail[/] ({escape(verdict.describe(report.rows))}), {summary['not_compared']} not compared",
-    ]
-    if not report.complete:
-        out.append("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
     worst = report.worst(10)
-    if worst:
-        out.append(_worst_table(worst))
     first = report.first_failure(verdict)
-    out.append("[green]every compared tensor meets the thresholds[/]" if first is None else first_failure_line(first, verdict))
-    for row in [row for row in report.rows if not row.compared][:5]:
-        name = row.tensor_index if row.tensor_index != "NaN" else row.npu_dump
-        out.append(Text.from_markup(f"  [dim]not compared:[/] {escape(name)}: {escape(' '.join(row.reasons))}"))
-    for note in report.notes[:5]:
-        out.append(Text.from_markup(f"  [dim]note:[/] {escape(note)}"))
+    notes: List[RenderableType] = [Text.from_markup(f"  [dim]note:[/] {escape(note)}") for note in report.notes[:5]]
     if len(report.notes) > 5:
-        out.append(Text.from_markup(f"  [dim]note:[/] {len(report.notes) - 5} more note(s) in the JSON report"))
-    if csv_path:
-        out.append(f"result: {escape(csv_path)}")
-    return out
+        notes.append(Text.from_markup(f"  [dim]note:[/] {len(report.notes) - 5} more note(s) in the JSON report"))
+    sections = ConsoleSections(
+        title=f"{report.scenario.value}, statistics dumps",
+        summary=[f"  {summary['rows']} rows: {summary['compared']} tensors compared by their statistics, "
+                 f"[green]{summary['passing']} pass[/], [red]{summary['failing']} fail[/] ({escape(verdict.describe(report.rows))}), "
+                 f"{summary['not_compared']} not compared"],
+        worst=_worst_table(worst) if worst else None,
+        first_failure="[green]every compared tensor meets the thresholds[/]" if first is None else first_failure_line(first, verdict),
+        reasons_separator=" ",
+        notes=notes,
+    )
+    return console_skeleton(report, report.rows, sections, csv_path)
 
 
 def print_statistics_report(report: StatisticsReport, console: Optional[Console] = None,

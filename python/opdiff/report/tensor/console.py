@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from opdiff.report.console_skeleton import ConsoleSections, console_skeleton
 from opdiff.results.findings import Finding, FindingKind
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
@@ -42,45 +43,40 @@ def report_renderables(report: Report, verdict: VerdictLike = None, csv_path: Op
     judge: Verdict = report.verdict(verdict)
     summary = report.summary(judge)
     limits = judge.limits_text(report.rows)
-    # Plain strings are highlighted by the console; Text (from_markup) is not, for names and paths.
-    out: List[RenderableType] = [
-        f"[bold]opdiff compare[/] ({report.scenario.value})",
-        f"  my:     {escape(str(report.my_folder))}\n  golden: {escape(str(report.golden_folder))}",
-        f"  {summary['rows']} rows: {summary['compared']} tensors compared, [green]{summary['passing']} pass[/], "
-        f"[red]{summary['failing']} fail[/], {summary['not_compared']} without a partner",
-        Text(f"  verdict ({judge.name}): {limits}"),
-    ]
-    if not report.complete:
-        out.append("[bold yellow]interrupted: the report covers the ops compared before the stop[/]")
     worst = [row for row in report.worst(10, judge) if row.metrics is not None]
-    if worst:
-        out.append(_worst_table(worst))
-    first = report.first_failure(judge)
+    sections = ConsoleSections(
+        title=report.scenario.value,
+        # Plain strings are highlighted by the console; Text (from_markup) is not, for names and paths.
+        summary=[f"  {summary['rows']} rows: {summary['compared']} tensors compared, [green]{summary['passing']} pass[/], "
+                 f"[red]{summary['failing']} fail[/], {summary['not_compared']} without a partner",
+                 Text(f"  verdict ({judge.name}): {limits}")],
+        worst=_worst_table(worst) if worst else None,
+        first_failure=_first_failure_line(report.first_failure(judge)),
+        reasons_separator=", ",
+        notes=_notes(report.notes),
+    )
+    return console_skeleton(report, report.rows, sections, csv_path)
+
+
+def _first_failure_line(first: Optional[CompareRow]) -> str:
     if first is None:
-        out.append("[green]every compared tensor meets the thresholds[/]")
-    else:
-        m = first.metrics
-        assert m is not None
-        out.append(
-            f"[bold red]first failing tensor in execution order:[/] {escape(first.tensor_index)} (Index {first.index}, "
+        return "[green]every compared tensor meets the thresholds[/]"
+    m = first.metrics
+    assert m is not None
+    return (f"[bold red]first failing tensor in execution order:[/] {escape(first.tensor_index)} (Index {first.index}, "
             f"{escape(first.op_type)}): cosine {_number(m.cosine_similarity)}, NormRatioError "
             f"{_number(m.norm_ratio_error)}, max abs error {_number(m.max_absolute_error)} at flat index "
-            f"{m.max_absolute_error_index}"
-        )
-    missing = [row for row in report.rows if not row.compared][:5]
-    for row in missing:
-        name = row.tensor_index if row.tensor_index != "NaN" else row.npu_dump
-        out.append(Text.from_markup(f"  [dim]not compared:[/] {escape(name)}: {escape(', '.join(row.reasons))}"))
-    # Files the comparison left out: the counts in full, the per-file notes (unreadable names) by number.
-    counted = [note for note in report.notes if ": " not in note]
-    per_file = len(report.notes) - len(counted)
-    for note in counted:
-        out.append(Text.from_markup(f"  [dim]note:[/] {escape(note)}"))
+            f"{m.max_absolute_error_index}")
+
+
+def _notes(notes: Sequence[str]) -> List[RenderableType]:
+    """Files the comparison left out: the counts in full, the per-file notes (unreadable names) by number."""
+    counted = [note for note in notes if ": " not in note]
+    per_file = len(notes) - len(counted)
+    out: List[RenderableType] = [Text.from_markup(f"  [dim]note:[/] {escape(note)}") for note in counted]
     if per_file:
         out.append(Text.from_markup(f"  [dim]note:[/] {per_file} file(s) skipped by name (neither dumps nor golden files); "
                                     "each is listed in the JSON report's notes"))
-    if csv_path:
-        out.append(f"result: {escape(csv_path)}")
     return out
 
 
