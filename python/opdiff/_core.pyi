@@ -287,14 +287,15 @@ class PairStatus(enum.Enum):
     my_type_unsupported = 2
     golden_type_unsupported = 3
     counts_differ = 4
-    failed = 5
+    order_differs = 5
+    failed = 6
 class PairRequest:
     """
     One tensor of an open file against its partner in another file.
     """
-    def __init__(self, mine: TensorFile, role: TensorRole, index: typing.SupportsInt | typing.SupportsIndex, golden_path: str, golden_role: TensorRole, golden_index: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex | None = None, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+    def __init__(self, mine: TensorFile, role: TensorRole, index: typing.SupportsInt | typing.SupportsIndex, golden_path: str, golden_role: TensorRole, golden_index: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex | None = None, max_elements: typing.SupportsInt | typing.SupportsIndex = 0, target_shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None) -> None:
         """
-        target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in its own logical layout); max_elements > 0: compare only the first that many elements.
+        target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in its own logical layout); max_elements > 0: compare only the first that many elements; target_shape: my tensor's own logical shape in target_format (its original shape), compared with a golden of another shape by element count where the element order allows (else order_differs).
         """
     @property
     def golden_index(self) -> int:
@@ -319,6 +320,9 @@ class PairRequest:
         ...
     @property
     def target_format(self) -> int | None:
+        ...
+    @property
+    def target_shape(self) -> list[int] | None:
         ...
 class PairOutcome:
     """
