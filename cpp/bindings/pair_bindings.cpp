@@ -90,6 +90,19 @@ void register_pairs(py::module_& m) {
       .value("failed", PairStatus::failed, "message: what went wrong laying out or reading")
       .finalize();
 
+  m.def(
+      "reconcile_layout",
+      [](int64_t format, const std::vector<uint64_t>& mine,
+         const std::vector<uint64_t>& golden) -> std::optional<std::pair<int64_t, std::vector<uint64_t>>> {
+        const auto laid_out = reconcile_layout(format, mine, golden);
+        if (!laid_out) return std::nullopt;
+        return std::make_pair(laid_out->format, laid_out->shape);
+      },
+      py::arg("format"), py::arg("mine"), py::arg("golden"),
+      "(format, shape) my tensor is laid out in against a golden of shape `golden`, given its own logical format "
+      "and shape: the golden's shape when equal, mine when one reshape apart, NCHW/NHWC flipped to the golden's "
+      "when one is the other's permutation; None when the element orders may differ.");
+
   py::class_<PairRequest>(m, "PairRequest", "One tensor of an open file against its partner in another file.")
       .def(py::init([](std::shared_ptr<TensorFile> mine, TensorRole role, uint32_t index, std::string golden_path,
                        TensorRole golden_role, uint32_t golden_index, std::optional<int64_t> target_format,

@@ -11,7 +11,7 @@ import numpy
 import numpy.typing
 import typing_extensions
 
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'open_tensor_file', 'read_statistics_files', 'reconcile_layout', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -187,6 +187,11 @@ class TensorEntry:
     @property
     def offset(self) -> int:
         ...
+    @property
+    def origin_format(self) -> int | None:
+        """
+        original_op.format (Ascend number) of an output whose dump has an original_op, else None.
+        """
     @property
     def origin_name(self) -> str:
         ...
@@ -505,6 +510,10 @@ def read_statistics_files(paths: collections.abc.Sequence[str], threads: typing.
     Read and parse statistics CSVs in the device's regular form, on `threads` threads (0 = all), the GIL
     released. One entry per path: its StatisticsLines in file order, or None where the file cannot be read
     or has an irregular line (opdiff.dumps.statistics then reads it and says why).
+    """
+def reconcile_layout(format: typing.SupportsInt | typing.SupportsIndex, mine: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], golden: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tuple[int, list[int]] | None:
+    """
+    (format, shape) my tensor is laid out in against a golden of shape `golden`, given its own logical format and shape: the golden's shape when equal, mine when one reshape apart, NCHW/NHWC flipped to the golden's when one is the other's permutation; None when the element orders may differ.
     """
 def reference_converts(stored_format: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex) -> bool:
     ...

@@ -6,8 +6,9 @@ origin format of its output desc. A blocked layout (NC1HWC0, FRACTAL_NZ, FRACTAL
 into that shape whatever the golden's: the core then compares the two by element count where the
 element order allows (the shapes are one reshape apart, or NCHW and NHWC of each other), and says
 so in the row where it does not. The origin format is the desc's `_datadump_origin_format`, else
-GE's `origin_format` when the first says ND or RESERVED: a TensorFlow model's 4-D tensor has
-`_datadump_origin_format` ND and `origin_format` NHWC, and read as NCHW its values are scrambled.
+GE's `origin_format` when the first says ND or RESERVED (a TensorFlow model's 4-D tensor has
+`_datadump_origin_format` ND and `origin_format` NHWC, and read as NCHW its values are scrambled),
+else the origin format the dump's own header records.
 """
 
 from __future__ import annotations
@@ -34,16 +35,17 @@ def my_layout(positional: bool, target: GoldenTarget) -> Optional[str]:
     return None if positional or golden_is_nd(target) else target.format
 
 
-def origin_format(rank: int, target: GoldenTarget) -> Optional[str]:
-    """The first of the desc's formats that names the axes of a `rank`-D tensor, if any."""
-    for candidate in (target.format, target.ge_format):
+def origin_format(rank: int, target: GoldenTarget, dump_format: Optional[int] = None) -> Optional[str]:
+    """The first format that names the axes of a `rank`-D tensor, if any: the desc's, then the
+    origin format the dump itself records (its original_op's)."""
+    for candidate in (target.format, target.ge_format, None if dump_format is None else format_name(dump_format)):
         if candidate in PLAIN_FORMATS.get(rank, ()):
             return candidate
     return None
 
 
 def decoded_form(positional: bool, stored_format: int, stored_shape: Sequence[int], original_shape: Sequence[int],
-                 target: GoldenTarget) -> Tuple[Optional[str], Optional[Shape]]:
+                 dump_format: Optional[int], target: GoldenTarget) -> Tuple[Optional[str], Optional[Shape]]:
     """(format, shape) to decode my tensor in. The shape is my tensor's own (its dump's original
     shape, else the rule's origin shape), for the core to reconcile with the golden's; None: the
     golden's shape (plain layouts, and tensors that do not say their own)."""
@@ -58,8 +60,8 @@ def decoded_form(positional: bool, stored_format: int, stored_shape: Sequence[in
         rank = BLOCKED_RANK[stored]
         if len(own) != rank:
             return fallback
-        return origin_format(rank, target) or PLAIN_FORMATS[rank][0], own
+        return origin_format(rank, target, dump_format) or PLAIN_FORMATS[rank][0], own
     if stored in PLAIN_FORMATS.get(len(stored_shape), ()) and len(own) == len(stored_shape):
-        chosen = origin_format(len(own), target)
+        chosen = origin_format(len(own), target, dump_format)
         return (chosen, own) if chosen is not None else fallback
     return fallback

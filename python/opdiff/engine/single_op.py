@@ -187,7 +187,7 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     theirs = read_dump(target.path).tensor(target.role, target.index)
     if tensors[index].dtype is None or theirs.dtype is None:
         raise ValueError(f"{op}:{role}:{index}: a data type opdiff cannot decode")
-    my_view, golden_view = layout_views(plan.positional_partner is not None, tensors[index], theirs, target)
+    my_view, golden_view = layout_views(plan.positional_partner is not None, tensors[index], theirs, target, plan.label)
     if my_view.count != golden_view.count:
         raise ValueError(f"{op}:{role}:{index}: shapes differ ({list(my_view.shape)} vs {list(golden_view.shape)})")
     metrics = tensor_metrics(my_view, golden_view)

@@ -18,7 +18,7 @@ from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, un
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.dumps.reader import dump_of
-from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd, my_layout
+from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
 from opdiff.numerics.overflow import reference_overflow_flag
@@ -128,15 +128,23 @@ def _reference_shape(positional: bool, mine: _core.TensorEntry, target: GoldenTa
     return None
 
 
-def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor,
-                 target: GoldenTarget) -> Tuple[_core.TensorView, _core.TensorView]:
-    """The two layout views to compare. Against a golden file, my tensor is laid out in the golden's
-    format and shape (padding removed); NPU against NPU, each side in its own logical layout."""
+def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget,
+                 label: str) -> Tuple[_core.TensorView, _core.TensorView]:
+    """The two layout views to compare, as the batch engine lays them out: against a golden file,
+    my tensor in its own original shape and origin format where it states them (reconciled with
+    the golden's shape by the core), else in the golden's format and shape (padding removed); NPU
+    against NPU, each side in its own logical layout. ValueError when the element orders may differ."""
     golden_view = theirs.view()
-    layout = my_layout(plan_is_positional, target)
+    layout, own_shape = decoded_form(plan_is_positional, mine.format, mine.shape, mine.original_shape, mine.origin_format, target)
     if layout is None:
         return mine.view(), golden_view
-    return mine.view(layout, tuple(golden_view.shape)), golden_view
+    golden_shape = tuple(golden_view.shape)
+    if own_shape is None:
+        return mine.view(layout, golden_shape), golden_view
+    laid_out = _core.reconcile_layout(format_number(layout), own_shape, golden_shape)
+    if laid_out is None:
+        raise ValueError(element_order_differs(label, own_shape, golden_shape))
+    return mine.view(laid_out[0], laid_out[1]), golden_view
 
 
 @dataclass
@@ -290,7 +298,7 @@ class Engine:
                 continue
             work.pairs.append((len(work.rows), identity, tensor, target))
             work.rows.append(None)
-            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, target)
+            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
             requests.append(_core.PairRequest(mine, tensor.role, k, target.path, _ROLES[target.role], target.index,
                                               None if layout is None else format_number(layout), max_elements, own_shape))
         if not work.rows:

@@ -144,6 +144,16 @@ def layout_case(root: Path, seed: int = 6) -> DifferenceCase:
     deliberate["conv/Relu:output:0"] = ("NHWC origin (origin_format NHWC, _datadump_origin_format ND): the reference compares the "
                                         "stored NC1HWC0 bytes in stored order; opdiff decodes them as NHWC")
 
+    # NHWC origin the dump's own header records (original_op.format), the rule saying only ND.
+    relu = w.golden("conv4/Relu", w.rng.standard_normal((BATCH, 7, 7, 32)))
+    device = w.noisy(relu)
+    w.add(RuleOp("conv4/Relu", "Conv2D", len(w.ops), [], ["conv4/Relu"], [Output("conv4/Relu", 0, relu.shape, "ND")]),
+          outputs=[Tensor(device, layout="NC1HWC0", logical_format="NHWC", dtype="float16", origin_name="conv4/Relu",
+                          origin_format="NHWC")])
+    expected["conv4/Relu:output:0"] = (relu, device)
+    deliberate["conv4/Relu:output:0"] = ("NHWC origin (in the dump's original_op, the rule saying ND): the reference compares "
+                                         "the stored NC1HWC0 bytes in stored order; opdiff decodes them as NHWC")
+
     # Folded reshapes: NC1HWC0 of NHWC [B,28,28,1] against a golden [B,784]; FRACTAL_NZ of [B,1568] against [B,7,7,32].
     flat = w.golden("flatten/Reshape", w.rng.standard_normal((BATCH, 784)))
     device = w.noisy(flat.reshape(BATCH, 28, 28, 1))
