@@ -76,6 +76,12 @@ def test_an_inner_node_of_a_many_to_many_group_gets_the_reference_s_row(groups):
     )
 
 
+def test_a_group_the_quant_filter_skips_whole_is_one_row_without_a_reason(groups):
+    (row,) = [row for row in compared_rows(groups) if row.index == 6]
+    assert (row.op_type, row.npu_dump, row.ground_truth, row.tensor_index) == ("Conv2D", "conv_a,conv_b", "conv", "NaN")
+    assert not row.compared and row.reasons == ()
+
+
 def test_compared_group_members_have_the_golden_s_values(groups):
     rows = by_tensor(compared_rows(groups))
     for key in groups.expected:

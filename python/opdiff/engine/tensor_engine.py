@@ -268,7 +268,7 @@ class Engine:
         """Add a request for each pair of the plan's (opened) dump to `requests`; the rows that need
         no comparison are made here."""
         if plan.my_path is None:
-            return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=plan.missing_reasons or ("no dump file",))])
+            return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=plan.missing_reasons)])
         if plan.my_slices:
             return _PlanWork(plan, list(self._sliced_rows(plan)))
         mine = None if opened is None else opened.file

@@ -187,10 +187,11 @@ def plan_with_fusion_rule(
     plans: List[OpPlan] = []
     for group in fm.groups:
         members = [fm.op(name) for name in group.op_names]
-        selected = [op for op in members if (ids is None or op.id in ids) and not skipped.is_skipped(op.name)]
+        chosen = [op for op in members if ids is None or op.id in ids]
         if group.relation in ANY_TO_MULTI:
-            plans += _plans_of_any_to_multi(fm, group, members, selected, my_index, lookup)
+            plans += _plans_of_any_to_multi(fm, group, members, chosen, skipped, my_index, lookup)
             continue
+        selected = [op for op in chosen if not skipped.is_skipped(op.name)]
         l1 = group.relation is Relation.L1_FUSION
         label = ",".join(group.op_names) if l1 else None
         for op in selected:
@@ -207,16 +208,22 @@ def plan_with_fusion_rule(
 
 
 def _plans_of_any_to_multi(
-    fm: FusionMap, group: FusionGroup, members: Sequence[Op], selected: Sequence[Op], my_index: DumpIndex, lookup: _GoldenLookup
+    fm: FusionMap, group: FusionGroup, members: Sequence[Op], chosen: Sequence[Op], skipped: QuantFilter, my_index: DumpIndex,
+    lookup: _GoldenLookup,
 ) -> List[OpPlan]:
     """A group of several NPU ops (one-to-multi or multi-to-multi), as the reference writes it
     (docs/reference/reference-tool.md §3.3): a row for each member that has a dump, and nothing
     for the others; when no member has one, a single row for the group's first op whose reasons
-    are every member's (an inner node is skipped, a member has no dump file)."""
+    are every member's (an inner node is skipped, a member has no dump file; a member the quant
+    filter skips says nothing, so a group of such members is a row without a reason)."""
+    if not chosen:  # -r / -s left none of the group
+        return []
     label, ground_truth = ",".join(group.op_names), _ground_truth_text(members, distinct=True)
     plans: List[OpPlan] = []
     reasons: List[str] = []
-    for op in selected:
+    for op in chosen:
+        if skipped.is_skipped(op.name):
+            continue
         if _is_inner_node(op):
             reasons.append(inner_node_skipped(op.name))
             continue
@@ -225,7 +232,7 @@ def _plans_of_any_to_multi(
             reasons.append(no_dump_for_my_op(op.name, op.type))
         else:
             plans.append(_compared_plan(fm, group.index, op, label, ground_truth, found.path, my_index, lookup))
-    if plans or not reasons:
+    if plans:
         return plans
     first = members[0]
     return [OpPlan(group.index, first.id, first.type, first.name, label, ground_truth, None, missing_reasons=tuple(reasons))]

@@ -76,7 +76,8 @@ def group_case(root: Path, seed: int = 5) -> DifferenceCase:
     """Groups of several NPU ops in a quantized model (its op names carry `_dequant_layer`, and so
     do the golden's: both sides are quantized): a one-to-multi group whose Const member has no
     dump, one where no member has a dump, a many-to-many group with an inner node (a
-    RequantHostCpuOp), and one whose only other member has no dump."""
+    RequantHostCpuOp), one whose only other member has no dump, and one whose members the quant
+    filter skips."""
     w = _Folders(root, np.random.default_rng(seed))
     x = w.golden("x", w.rng.standard_normal((4, 8)))
     w.add(RuleOp("x", "Data", 0, originals=["x"], outputs=[Output("x", 0, x.shape)]), dumped=False)
@@ -109,6 +110,15 @@ def group_case(root: Path, seed: int = 5) -> DifferenceCase:
     w.add(RuleOp("RequantHostCpuOp_200", "RequantHostCpuOp", 7, [], names, [Output("", 0, [8], dtype="DT_UINT64")], multiop=True),
           dumped=False)
     w.add(RuleOp("fc2_dequant_layer", "MatMulV2", 8, ["x:0"], names, [Output("fc2_dequant_layer", 0, [4, 8])], multiop=True), dumped=False)
+
+    # A group whose members all sit inside a quant/dequant pair: the quant filter skips them.
+    int8 = Tensor(np.round(x * 20), dtype="int8")
+    w.add(RuleOp("conv_quant_layer", "AscendQuant", 9, ["x:0"], ["conv_quant_layer"],
+                 [Output("conv_quant_layer", 0, [4, 8], dtype="DT_INT8")]), [x16], [int8])
+    expected["conv_quant_layer:input:0"] = (x, x)
+    w.golden("conv", w.rng.standard_normal((4, 8)))
+    w.add(RuleOp("conv_a", "Conv2D", 10, ["conv_quant_layer:0"], ["conv"], [Output("conv", 0, [4, 8], dtype="DT_INT8")]), [int8], [int8])
+    w.add(RuleOp("conv_b", "Conv2D", 11, ["conv_quant_layer:0"], ["conv"], [Output("conv", 0, [4, 8], dtype="DT_INT8")]), dumped=False)
     return w.finish(expected, {})
 
 
