@@ -6,8 +6,10 @@ within 1e-4 relative, or the same non-numeric token; every other cell identical)
     python bench/crosscheck_reference_compare.py [--reference-venv /work/venv-ref] [--keep DIR]
 
 Cases (opdiff/testing/side_by_side_cases.py): NPU vs golden through a generated fusion rule (run with no
-extra flag, -overflow_detection, -alg 0 1 4 and -s), NPU vs NPU by op name, and the two real atc
-JSON samples of tests/data/atc-json with dumps generated to match them. Every difference is listed
+extra flag, -overflow_detection, -alg 0 1 4 and -s), NPU vs NPU by op name, the two real atc
+JSON samples of tests/data/atc-json with dumps generated to match them, and the differences found
+on TensorFlow-converted models (groups of several NPU ops, dumps whose original shape or origin
+format is not the golden's; opdiff.testing.difference_cases). Every difference is listed
 with its explanation (bench/side_by_side/explanations.py); exit code 1 when an unexplained
 difference remains.
 """
@@ -20,7 +22,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Mapping, Tuple
 
 from rich.console import Console
 from rich.table import Table
@@ -29,7 +31,7 @@ from side_by_side.explanations import explain, explain_row
 from side_by_side.measure import run_measured
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
 
-from opdiff.testing.side_by_side_cases import Case, all_cases
+from opdiff.testing.side_by_side_cases import Case, all_cases, difference_cases
 
 ATC_SAMPLES = sorted((Path(__file__).resolve().parents[1] / "tests" / "data" / "atc-json").glob("*.json"))
 
@@ -47,8 +49,10 @@ def run_both(tool: ReferenceTool, case: Case, flags: Tuple[str, ...], out: Path)
     return diff_csvs(ours_csv, theirs_csv), f"exit codes: opdiff {ours.exit_code}, reference {theirs.exit_code}"
 
 
-def print_differences(console: Console, label: str, diff: CsvDiff) -> int:
-    """Every differing cell, row or column with its explanation; returns the unexplained count."""
+def print_differences(console: Console, label: str, diff: CsvDiff, deliberate: Mapping[str, str]) -> int:
+    """Every differing cell, row or column with its explanation (a documented rule, or the case's
+    own word on a row where opdiff departs on purpose: `deliberate`, by TensorIndex); returns the
+    unexplained count."""
     table = Table(title=f"differences: {label}", show_lines=True, title_justify="left")
     for column in ("row (Index, NPUDump, TensorIndex)", "column", "opdiff", "reference", "verdict", "explanation"):
         table.add_column(column, overflow="fold")
@@ -58,7 +62,7 @@ def print_differences(console: Console, label: str, diff: CsvDiff) -> int:
         table.add_row("header", "", " | ".join(diff.header_ours), " | ".join(diff.header_theirs), "different", "[red]unexplained[/]")
     for ours_only, rows in ((True, diff.only_ours), (False, diff.only_theirs)):
         for key, row in rows:
-            why = explain_row(ours_only, row)
+            why = explain_row(ours_only, row) or deliberate.get(row.get("TensorIndex", ""))
             unexplained += why is None
             table.add_row(", ".join(key[:2] + key[3:4]), "(row)", "present" if ours_only else "missing",
                           "missing" if ours_only else "present", "[yellow]different[/]", why or "[red]unexplained[/]")
@@ -66,7 +70,7 @@ def print_differences(console: Console, label: str, diff: CsvDiff) -> int:
         unexplained += 1
         table.add_row("(all)", "(row order)", "", "", "different", "[red]unexplained[/]")
     for cell in diff.differences:
-        why = explain(cell)
+        why = explain(cell) or deliberate.get(cell.key[3])
         if why is None and cell.agreement is Agreement.DIFFERENT:
             unexplained += 1
         verdict = "[green]within tolerance[/]" if cell.agreement is Agreement.WITHIN_TOLERANCE else "[yellow]different[/]"
@@ -87,27 +91,27 @@ def main() -> int:
     tool = ReferenceTool.locate(args.reference_venv)
     root = args.keep or Path(tempfile.mkdtemp(prefix="opdiff-crosscheck-"))
     try:
-        cases = all_cases(root / "cases", ATC_SAMPLES)
+        cases = all_cases(root / "cases", ATC_SAMPLES) + difference_cases(root / "cases" / "differences")
         summary = Table(title="opdiff compare vs msaccucmp compare: result CSVs row by row")
         for column in ("case", "flags", "rows opdiff/ref", "matched", "columns", "cells identical", "within tol.",
                        "different", "unexplained", "exit codes"):
             summary.add_column(column)
-        details: List[Tuple[str, CsvDiff]] = []
+        details: List[Tuple[str, CsvDiff, Mapping[str, str]]] = []
         for case in cases:
             for number, flags in enumerate(case.runs):
                 label = f"{case.name} {' '.join(flags)}".strip()
                 diff, codes = run_both(tool, case, flags, root / "results" / f"{case.my.parent.name}-{number}")
-                details.append((label, diff))
-                unexplained = print_differences(console, label, diff)
+                details.append((label, diff, case.deliberate))
+                unexplained = print_differences(console, label, diff, case.deliberate)
                 summary.add_row(case.name, " ".join(flags) or "-", f"{diff.rows_ours}/{diff.rows_theirs}", str(diff.matched_rows),
                                 "same" if diff.same_columns else "[red]differ[/]", str(diff.cells[Agreement.IDENTICAL]),
                                 str(diff.cells[Agreement.WITHIN_TOLERANCE]), str(diff.cells[Agreement.DIFFERENT]),
                                 f"[red]{unexplained}[/]" if unexplained else "0", codes)
-                details[-1] = (label, diff)
                 if unexplained:
                     summary.rows[-1].style = "red"
         console.print(summary)
-        total_unexplained = sum(print_differences(Console(file=io.StringIO()), label, diff) for label, diff in details)
+        total_unexplained = sum(print_differences(Console(file=io.StringIO()), label, diff, deliberate)
+                                for label, diff, deliberate in details)
         console.print(f"{len(details)} runs; {total_unexplained} unexplained differences")
         return 1 if total_unexplained else 0
     finally:

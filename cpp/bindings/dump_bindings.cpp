@@ -108,6 +108,7 @@ py::dict header_tensor_dict(const HeaderTensor& h) {
   d["offset"] = h.offset;
   d["kind"] = h.kind;
   d["origin_name"] = py::bytes(h.origin_name);
+  d["origin_format"] = h.origin_format;
   d["data"] = py::bytes(reinterpret_cast<const char*>(h.data.data), h.data.size);
   return d;
 }
@@ -204,6 +205,8 @@ void register_tensor_files(py::module_& m) {
       .def_property_readonly("offset", [](const TensorEntry& e) { return e.header.offset; })
       .def_property_readonly("kind", [](const TensorEntry& e) { return e.header.kind; })
       .def_property_readonly("origin_name", [](const TensorEntry& e) { return text(e.header.origin_name); })
+      .def_property_readonly("origin_format", [](const TensorEntry& e) { return e.header.origin_format; },
+                             "original_op.format (Ascend number) of an output whose dump has an original_op, else None.")
       .def_readonly("element_count", &TensorEntry::element_count)
       .def_readonly("fortran_order", &TensorEntry::fortran_order);
 

@@ -86,20 +86,39 @@ void register_pairs(py::module_& m) {
       .value("my_type_unsupported", PairStatus::my_type_unsupported)
       .value("golden_type_unsupported", PairStatus::golden_type_unsupported)
       .value("counts_differ", PairStatus::counts_differ, "the logical shapes hold different element counts")
+      .value("order_differs", PairStatus::order_differs,
+             "equal counts, but my original shape and the golden's are not one reshape of the other")
       .value("failed", PairStatus::failed, "message: what went wrong laying out or reading")
       .finalize();
+
+  m.def(
+      "reconcile_layout",
+      [](int64_t format, const std::vector<uint64_t>& mine,
+         const std::vector<uint64_t>& golden) -> std::optional<std::pair<int64_t, std::vector<uint64_t>>> {
+        const auto laid_out = reconcile_layout(format, mine, golden);
+        if (!laid_out) return std::nullopt;
+        return std::make_pair(laid_out->format, laid_out->shape);
+      },
+      py::arg("format"), py::arg("mine"), py::arg("golden"),
+      "(format, shape) my tensor is laid out in against a golden of shape `golden`, given its own logical format "
+      "and shape: the golden's shape when equal, mine when one reshape apart, NCHW/NHWC flipped to the golden's "
+      "when one is the other's permutation; None when the element orders may differ.");
 
   py::class_<PairRequest>(m, "PairRequest", "One tensor of an open file against its partner in another file.")
       .def(py::init([](std::shared_ptr<TensorFile> mine, TensorRole role, uint32_t index, std::string golden_path,
                        TensorRole golden_role, uint32_t golden_index, std::optional<int64_t> target_format,
-                       uint64_t max_elements) {
+                       uint64_t max_elements, std::optional<std::vector<uint64_t>> target_shape) {
              return PairRequest{std::move(mine), role,        index,         std::move(golden_path),
-                                golden_role,     golden_index, target_format, max_elements};
+                                golden_role,     golden_index, target_format, max_elements,
+                                std::move(target_shape)};
            }),
            py::arg("mine"), py::arg("role"), py::arg("index"), py::arg("golden_path"), py::arg("golden_role"),
            py::arg("golden_index"), py::arg("target_format") = py::none(), py::arg("max_elements") = 0,
+           py::arg("target_shape") = py::none(),
            "target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in "
-           "its own logical layout); max_elements > 0: compare only the first that many elements.")
+           "its own logical layout); max_elements > 0: compare only the first that many elements; "
+           "target_shape: my tensor's own logical shape in target_format (its original shape), compared with "
+           "a golden of another shape by element count where the element order allows (else order_differs).")
       .def_property_readonly("mine", [](const PairRequest& r) { return std::const_pointer_cast<TensorFile>(r.mine); })
       .def_readonly("role", &PairRequest::role)
       .def_readonly("index", &PairRequest::index)
@@ -107,7 +126,8 @@ void register_pairs(py::module_& m) {
       .def_readonly("golden_role", &PairRequest::golden_role)
       .def_readonly("golden_index", &PairRequest::golden_index)
       .def_readonly("target_format", &PairRequest::target_format)
-      .def_readonly("max_elements", &PairRequest::max_elements);
+      .def_readonly("max_elements", &PairRequest::max_elements)
+      .def_readonly("target_shape", &PairRequest::target_shape);
 
   py::class_<PairOutcome>(m, "PairOutcome", "What became of one PairRequest.")
       .def_readonly("status", &PairOutcome::status)

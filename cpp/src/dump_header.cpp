@@ -37,14 +37,15 @@ std::vector<uint64_t> decode_shape(ByteSpan message) {
   return dims;
 }
 
-std::string decode_original_op_name(ByteSpan message) {
-  std::string name;
+// OriginalOp: 1 name, 4 format (2 output_index and 3 data_type are not needed).
+void decode_original_op(ByteSpan message, HeaderTensor& tensor) {
+  tensor.origin_format = 0;
   WireReader reader(message);
   while (!reader.done()) {
     const WireField field = reader.next();
-    if (field.number == 1) name = text_value(field);
+    if (field.number == 1) tensor.origin_name = text_value(field);
+    if (field.number == 4) tensor.origin_format = signed_value(field);
   }
-  return name;
 }
 
 void set_data(HeaderTensor& tensor, const WireField& field) {
@@ -62,7 +63,7 @@ HeaderTensor decode_output(ByteSpan message) {
       case 1: t.data_type = signed_value(f); break;
       case 2: t.format = signed_value(f); break;
       case 3: t.shape = decode_shape(bytes_value(f)); break;
-      case 4: t.origin_name = decode_original_op_name(bytes_value(f)); break;
+      case 4: decode_original_op(bytes_value(f), t); break;
       case 5: set_data(t, f); break;
       case 6: t.size = varint_value(f); break;
       case 7: t.original_shape = decode_shape(bytes_value(f)); break;

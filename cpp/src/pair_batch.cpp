@@ -4,6 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "opdiff/ascend_enums.hpp"
 #include "opdiff/dump_error.hpp"
 #include "opdiff/prefix_source.hpp"
 
@@ -13,6 +14,27 @@ namespace {
 // The reference's "scalar" shape: the dims sum to their count ([], [1], [1, 1]).
 bool scalar_shape(const std::vector<uint64_t>& shape) {
   return std::accumulate(shape.begin(), shape.end(), uint64_t{0}) == shape.size();
+}
+
+// The running products of a shape's dims other than 1: where its row-major rows break.
+std::vector<uint64_t> row_breaks(const std::vector<uint64_t>& shape) {
+  std::vector<uint64_t> breaks;
+  uint64_t product = 1;
+  for (uint64_t dim : shape) {
+    if (dim == 1) continue;
+    product *= dim;
+    breaks.push_back(product);
+  }
+  return breaks;
+}
+
+// One shape is the other with axes merged (or split): every break of the coarser is a break of the
+// finer, so both read their elements in the same order.
+bool one_reshape_apart(const std::vector<uint64_t>& a, const std::vector<uint64_t>& b) {
+  const std::vector<uint64_t> x = row_breaks(a), y = row_breaks(b);
+  const auto& coarse = x.size() <= y.size() ? x : y;
+  const auto& fine = x.size() <= y.size() ? y : x;
+  return std::includes(fine.begin(), fine.end(), coarse.begin(), coarse.end());
 }
 
 void compare_one(const PairRequest& request, TensorFileCache& cache, MetricsOptions options, ThreadPool* pool,
@@ -45,6 +67,17 @@ void compare_one(const PairRequest& request, TensorFileCache& cache, MetricsOpti
     if (request.target_format) {
       target.format = request.target_format;
       target.shape = golden_view.shape();
+      if (request.target_shape) {
+        out.golden_shape = golden_view.shape();
+        const auto laid_out = reconcile_layout(*request.target_format, *request.target_shape, golden_view.shape());
+        if (!laid_out) {
+          out.my_shape = *request.target_shape;
+          out.status = PairStatus::order_differs;
+          return;
+        }
+        target.format = laid_out->format;
+        target.shape = laid_out->shape;
+      }
     }
     const TensorView my_view = make_tensor_view(mine, request.role, request.index, target);
     out.my_shape = my_view.shape();
@@ -63,6 +96,22 @@ void compare_one(const PairRequest& request, TensorFileCache& cache, MetricsOpti
 }
 
 }  // namespace
+
+std::optional<LaidOut> reconcile_layout(int64_t format, const std::vector<uint64_t>& mine,
+                                        const std::vector<uint64_t>& golden) {
+  const uint64_t mine_count = checked_element_count(mine), golden_count = checked_element_count(golden);
+  if (mine == golden || golden_count == 0) return LaidOut{format, golden};
+  // Different counts: laid out in my shape, so the row says which counts differ.
+  if (mine_count != golden_count || one_reshape_apart(mine, golden)) return LaidOut{format, mine};
+  const int64_t nchw = static_cast<int64_t>(AscendFormat::NCHW), nhwc = static_cast<int64_t>(AscendFormat::NHWC);
+  if ((format == nchw || format == nhwc) && mine.size() == 4 && golden.size() == 4) {
+    // NCHW [n,c,h,w] is NHWC [n,h,w,c]: the golden holds my tensor in the other order.
+    const std::vector<uint64_t> other = format == nchw ? std::vector<uint64_t>{mine[0], mine[2], mine[3], mine[1]}
+                                                       : std::vector<uint64_t>{mine[0], mine[3], mine[1], mine[2]};
+    if (other == golden) return LaidOut{format == nchw ? nhwc : nchw, golden};
+  }
+  return std::nullopt;
+}
 
 MetricsResult compare_tensor_views(const TensorView& x, const TensorView& y, MetricsOptions options,
                                    uint64_t max_elements, ThreadPool* pool, size_t threads) {

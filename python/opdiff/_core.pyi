@@ -11,7 +11,7 @@ import numpy
 import numpy.typing
 import typing_extensions
 
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DEFAULT_ATOL', 'DEFAULT_RTOL', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'dtype_names', 'open_tensor_file', 'read_statistics_files', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DEFAULT_ATOL', 'DEFAULT_RTOL', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'dtype_names', 'open_tensor_file', 'read_statistics_files', 'reconcile_layout', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -188,6 +188,11 @@ class TensorEntry:
     def offset(self) -> int:
         ...
     @property
+    def origin_format(self) -> int | None:
+        """
+        original_op.format (Ascend number) of an output whose dump has an original_op, else None.
+        """
+    @property
     def origin_name(self) -> str:
         ...
     @property
@@ -287,14 +292,15 @@ class PairStatus(enum.Enum):
     my_type_unsupported = 2
     golden_type_unsupported = 3
     counts_differ = 4
-    failed = 5
+    order_differs = 5
+    failed = 6
 class PairRequest:
     """
     One tensor of an open file against its partner in another file.
     """
-    def __init__(self, mine: TensorFile, role: TensorRole, index: typing.SupportsInt | typing.SupportsIndex, golden_path: str, golden_role: TensorRole, golden_index: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex | None = None, max_elements: typing.SupportsInt | typing.SupportsIndex = 0) -> None:
+    def __init__(self, mine: TensorFile, role: TensorRole, index: typing.SupportsInt | typing.SupportsIndex, golden_path: str, golden_role: TensorRole, golden_index: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex | None = None, max_elements: typing.SupportsInt | typing.SupportsIndex = 0, target_shape: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] | None = None) -> None:
         """
-        target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in its own logical layout); max_elements > 0: compare only the first that many elements.
+        target_format: lay my tensor out in this Ascend format with the golden's shape (None: each side in its own logical layout); max_elements > 0: compare only the first that many elements; target_shape: my tensor's own logical shape in target_format (its original shape), compared with a golden of another shape by element count where the element order allows (else order_differs).
         """
     @property
     def golden_index(self) -> int:
@@ -319,6 +325,9 @@ class PairRequest:
         ...
     @property
     def target_format(self) -> int | None:
+        ...
+    @property
+    def target_shape(self) -> list[int] | None:
         ...
 class PairOutcome:
     """
@@ -505,6 +514,10 @@ def read_statistics_files(paths: collections.abc.Sequence[str], threads: typing.
     Read and parse statistics CSVs in the device's regular form, on `threads` threads (0 = all), the GIL
     released. One entry per path: its StatisticsLines in file order, or None where the file cannot be read
     or has an irregular line (opdiff.dumps.statistics then reads it and says why).
+    """
+def reconcile_layout(format: typing.SupportsInt | typing.SupportsIndex, mine: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], golden: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> tuple[int, list[int]] | None:
+    """
+    (format, shape) my tensor is laid out in against a golden of shape `golden`, given its own logical format and shape: the golden's shape when equal, mine when one reshape apart, NCHW/NHWC flipped to the golden's when one is the other's permutation; None when the element orders may differ.
     """
 def reference_converts(stored_format: typing.SupportsInt | typing.SupportsIndex, target_format: typing.SupportsInt | typing.SupportsIndex) -> bool:
     ...

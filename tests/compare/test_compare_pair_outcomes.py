@@ -113,4 +113,4 @@ def test_the_core_statuses_are_a_typed_enum():
     import opdiff._core as _core
 
     assert list(_core.PairStatus.__members__) == ["compared", "golden_unreadable", "my_type_unsupported",
-                                                  "golden_type_unsupported", "counts_differ", "failed"]
+                                                  "golden_type_unsupported", "counts_differ", "order_differs", "failed"]

@@ -96,8 +96,9 @@ def test_quantized_model_against_the_float_golden(tmp_path: Path):
     assert by_tensor["conv_fused:output:0"].ground_truth == "conv"
     assert by_tensor["conv_fused:output:0"].metrics.cosine_similarity > 0.9999
     assert "conv_quant_layer:output:0" not in by_tensor  # AscendQuant outputs are not compared
-    without_q = {row.tensor_index: row for row in opdiff.compare(npu, golden, fusion_rule=offline_rule).rows}
-    assert not without_q["conv_fused:output:0"].compared  # "qconv" has no golden: the quant rule is what maps it
+    # Without the quant rule "qconv" has no golden: refused, as the reference refuses, naming the flag.
+    with pytest.raises(ValueError, match="-q QUANT_RULE"):
+        opdiff.compare(npu, golden, fusion_rule=offline_rule)
 
 
 def test_npu_against_npu_in_different_shapes_is_compared_flat_with_a_note(tmp_path):

@@ -32,6 +32,7 @@ def tensors(draw, message_type):
     if message_type is pb.OpOutput:
         message.original_op.name = draw(text)
         message.original_op.output_index = draw(st.integers(0, 2**32 - 1))
+        message.original_op.format = draw(enum_value)
         for _ in range(draw(st.integers(0, 2))):
             message.dim_range.add(dim_start=draw(u64), dim_end=draw(u64))
     else:
@@ -65,6 +66,7 @@ def _tensor_fields(message, role: str) -> dict:
         "offset": message.offset,
         "data": message.data,
         "origin_name": message.original_op.name.encode() if role == "output" else b"",
+        "origin_format": message.original_op.format if role == "output" and message.HasField("original_op") else None,
     }
     return fields
 

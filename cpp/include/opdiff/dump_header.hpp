@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,9 @@ struct HeaderTensor {
   uint64_t offset = 0;
   int64_t kind = 0;       // buffer_type / workspace type
   std::string origin_name;  // original_op.name (outputs), origin name (nano outputs)
+  // original_op.format (outputs): the origin format the device wrote, when the dump has an original_op
+  // (proto3 leaves 0, NCHW, off the wire: an original_op without the field says NCHW).
+  std::optional<int64_t> origin_format;
   ByteSpan data;          // the `data` field (v1 files carry the tensor bytes here)
   bool has_data = false;
 };

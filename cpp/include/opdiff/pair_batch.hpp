@@ -29,6 +29,10 @@ struct PairRequest {
   // unset: each side in its own logical layout (NPU against NPU, or an ND golden).
   std::optional<int64_t> target_format;
   uint64_t max_elements = 0;  // > 0: compare only the first that many elements (-max)
+  // My tensor's own logical shape in target_format (its dump's original shape): my tensor is laid
+  // out in it and compared with a golden of another shape by element count, where the element
+  // order allows (see reconcile_layout). Unset: the golden's shape.
+  std::optional<std::vector<uint64_t>> target_shape;
 };
 
 enum class PairStatus : uint8_t {
@@ -37,6 +41,7 @@ enum class PairStatus : uint8_t {
   my_type_unsupported,      // a side's data type cannot be decoded
   golden_type_unsupported,
   counts_differ,            // the two logical shapes hold different element counts
+  order_differs,            // equal counts, but the shapes are not one reshape of the other
   failed,                   // message: what went wrong laying out or reading
 };
 
@@ -51,6 +56,19 @@ struct PairOutcome {
   std::vector<uint64_t> my_shape, golden_shape;
   MetricsResult metrics;  // when compared
 };
+
+// How my tensor is laid out against a golden of shape `golden`, given my own logical format and
+// shape (`mine`, the dump's original shape): the golden's shape when they are equal; mine when the
+// two differ only by axes of 1 or by axes merged or split (a reshape folded into a TransData keeps
+// the row-major element order, so the tensors compare element by element); the golden's shape in
+// the other of NCHW and NHWC when one 4-D shape is that permutation of the other (the reference
+// tool flips the golden's format so); nullopt when none holds (the element order may differ).
+struct LaidOut {
+  int64_t format;
+  std::vector<uint64_t> shape;
+};
+std::optional<LaidOut> reconcile_layout(int64_t format, const std::vector<uint64_t>& mine,
+                                        const std::vector<uint64_t>& golden);
 
 // Every metric of x against y: whole tensors, or their first `max_elements` elements (a complex
 // element counts once). The files are checked for truncation afterwards.

@@ -11,6 +11,12 @@ def no_dump_for_my_op(op: str, op_type: str) -> str:
     return f'[{op}] There is no dump file for my output operator "{op}". The type is {op_type}.'
 
 
+def inner_node_skipped(op: str) -> str:
+    """An inner node of a group of several NPU ops (``_datadump_is_multiop`` and no origin name on
+    any output): not compared. The reference's words say multi to multi for one-to-multi groups too."""
+    return f"[{op}] The op is inner node for multi to multi relation.Skip the op."
+
+
 def no_ground_truth_for_tensor(label: str, tensor: str) -> str:
     """No golden file for one of my tensors (also when its origin name is empty: the reference's
     wording names my tensor either way)."""

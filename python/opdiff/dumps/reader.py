@@ -51,6 +51,7 @@ class DumpTensor:
     offset: int
     sub_format: int
     origin_name: str
+    origin_format: Optional[int]  # original_op.format of an output, when the dump has an original_op
     _file: _core.TensorFile = field(repr=False, compare=False)
 
     @property
@@ -188,6 +189,7 @@ def dump_of(handle: _core.TensorFile, text: str) -> DumpFile:
             "offset": entry.offset,
             "sub_format": entry.sub_format,
             "origin_name": entry.origin_name,
+            "origin_format": entry.origin_format,
             "_file": handle,
         }))
     op_name = handle.op_name

@@ -58,6 +58,7 @@ class Tensor:
     original_shape: Optional[Sequence[int]] = None  # default: the logical array's shape
     address: int = 0
     origin_name: str = ""
+    origin_format: Optional[str] = None  # written as original_op.format (outputs), with origin_name
 
     def core_dtype(self) -> str:
         return core_dtype_of(self.dtype) if self.dtype is not None else core_dtype_of(np.asarray(self.array).dtype)
@@ -141,6 +142,8 @@ def build_header(
         _fill_tensor(message, tensor, data, shape, inline)
         if tensor.origin_name:
             message.original_op.name = tensor.origin_name
+        if tensor.origin_format is not None:
+            message.original_op.format = format_number(tensor.origin_format)  # type: ignore[assignment]  # an enum value, given by number
     for block in buffers:
         buffer = header.buffer.add(buffer_type=block.kind, size=len(block.data))
         if inline:

@@ -173,7 +173,7 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     if plan is None:
         raise ValueError(f"no op {op!r} in the comparison (looked at {len(plans)} ops of {my_index.folder})")
     if plan.my_path is None:
-        raise ValueError(plan.missing_reason or f"{op}: no dump file")
+        raise ValueError(",".join(plan.missing_reasons) or f"{op}: no dump file")
     for path in (plan.my_path, plan.input_target(index).path if role == "input" else plan.output_target(index).path):
         if path is not None and path.endswith(".csv"):  # a statistics dump holds no elements to detail
             raise ValueError(f"{path}: a statistics dump; -op needs the op's full dump (dump_data 'tensor')")
@@ -187,7 +187,7 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     theirs = read_dump(target.path).tensor(target.role, target.index)
     if tensors[index].dtype is None or theirs.dtype is None:
         raise ValueError(f"{op}:{role}:{index}: a data type opdiff cannot decode")
-    my_view, golden_view = layout_views(plan.positional_partner is not None, tensors[index], theirs, target)
+    my_view, golden_view = layout_views(plan.positional_partner is not None, tensors[index], theirs, target, plan.label)
     if my_view.count != golden_view.count:
         raise ValueError(f"{op}:{role}:{index}: shapes differ ({list(my_view.shape)} vs {list(golden_view.shape)})")
     metrics = tensor_metrics(my_view, golden_view)

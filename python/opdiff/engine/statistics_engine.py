@@ -160,7 +160,7 @@ class StatisticsEngine:
         `read` holds statistics files already read, by path."""
         read = read or {}
         if plan.my_path is None:
-            return [_row(plan, plan.tensor(), reasons=(plan.missing_reason or "no dump file",))]
+            return [_row(plan, plan.tensor(), reasons=plan.missing_reasons)]
         mine = self._note(_Source(plan.my_path, read.get(plan.my_path)))
         if mine.error is not None:
             return [_row(plan, plan.tensor(), reasons=(f"[{plan.label}] {mine.error}",))]

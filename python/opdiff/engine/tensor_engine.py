@@ -18,6 +18,7 @@ from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, un
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.dumps.reader import dump_of
+from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
 from opdiff.numerics.overflow import reference_overflow_flag
@@ -25,7 +26,6 @@ from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBL
 from opdiff.numerics.values import Metrics, Note, SideStats
 from opdiff.results.rows import CompareRow, TensorId
 
-NZ_LIKE = ("FRACTAL_NZ", "NDC1HWC0")  # the reference converts these even against an ND golden
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
 # core's threads stay busy and the per-call cost vanishes, small enough that rows (and progress)
 # come out steadily and Ctrl-C is handled within a batch's time.
@@ -101,6 +101,13 @@ def _reasons(metrics: Metrics, algorithms: Sequence[str], my_path: str, golden_p
     return tuple(reasons)
 
 
+def element_order_differs(label: str, my_shape: Sequence[int], golden_shape: Sequence[int]) -> str:
+    """My tensor's original shape and the golden's hold as many elements, but neither is the other
+    with axes merged or split (nor NCHW against NHWC): flat, they may not be in the same order."""
+    return (f"[{label}] The original shape {list(my_shape)} and the golden's {list(golden_shape)} hold as many elements "
+            "but are not one reshape of the other: their element orders may differ, so they are not compared.")
+
+
 def _shape_note(positional: bool, my_shape: Tuple[int, ...], golden_shape: Tuple[int, ...]) -> Tuple[str, ...]:
     """NPU against NPU, equal element counts in different shapes are compared flat; the row says so
     (the reference drops such tensors without a row)."""
@@ -109,38 +116,35 @@ def _shape_note(positional: bool, my_shape: Tuple[int, ...], golden_shape: Tuple
     return ()
 
 
-def _golden_is_nd(target: GoldenTarget) -> bool:
-    return target.format in (None, "", "ND")
-
-
-def my_layout(positional: bool, target: GoldenTarget) -> Optional[str]:
-    """The format my tensor is laid out in to meet its partner: the golden file's (with the
-    golden's shape, padding removed), or None for each side in its own logical layout (NPU against
-    NPU, or against an ND golden)."""
-    return None if positional or _golden_is_nd(target) else target.format
-
-
 def _reference_shape(positional: bool, mine: _core.TensorEntry, target: GoldenTarget, count: int) -> Optional[Tuple[int, ...]]:
     """The Shape the reference prints, when it is not the compared logical shape: NPU vs NPU the
     stored dump shape; against a golden in ND (or for a scalar-shaped tensor) the flat length,
     since it then compares without converting the layout (docs/reference/reference-tool.md §4.4), except from FRACTAL_NZ/NDC1HWC0."""
     if positional:
         return tuple(mine.shape)
-    golden_nd = _golden_is_nd(target) and format_name(mine.format) not in NZ_LIKE
+    golden_nd = golden_is_nd(target) and format_name(mine.format) not in NZ_LIKE
     if golden_nd or is_scalar_shape(mine.shape):
         return (count,)
     return None
 
 
-def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor,
-                 target: GoldenTarget) -> Tuple[_core.TensorView, _core.TensorView]:
-    """The two layout views to compare. Against a golden file, my tensor is laid out in the golden's
-    format and shape (padding removed); NPU against NPU, each side in its own logical layout."""
+def layout_views(plan_is_positional: bool, mine: DumpTensor, theirs: DumpTensor, target: GoldenTarget,
+                 label: str) -> Tuple[_core.TensorView, _core.TensorView]:
+    """The two layout views to compare, as the batch engine lays them out: against a golden file,
+    my tensor in its own original shape and origin format where it states them (reconciled with
+    the golden's shape by the core), else in the golden's format and shape (padding removed); NPU
+    against NPU, each side in its own logical layout. ValueError when the element orders may differ."""
     golden_view = theirs.view()
-    layout = my_layout(plan_is_positional, target)
+    layout, own_shape = decoded_form(plan_is_positional, mine.format, mine.shape, mine.original_shape, mine.origin_format, target)
     if layout is None:
         return mine.view(), golden_view
-    return mine.view(layout, tuple(golden_view.shape)), golden_view
+    golden_shape = tuple(golden_view.shape)
+    if own_shape is None:
+        return mine.view(layout, golden_shape), golden_view
+    laid_out = _core.reconcile_layout(format_number(layout), own_shape, golden_shape)
+    if laid_out is None:
+        raise ValueError(element_order_differs(label, own_shape, golden_shape))
+    return mine.view(laid_out[0], laid_out[1]), golden_view
 
 
 @dataclass
@@ -264,7 +268,7 @@ class Engine:
         """Add a request for each pair of the plan's (opened) dump to `requests`; the rows that need
         no comparison are made here."""
         if plan.my_path is None:
-            return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=(plan.missing_reason or "no dump file",))])
+            return _PlanWork(plan, [self._row(plan, plan.tensor(), reasons=plan.missing_reasons)])
         if plan.my_slices:
             return _PlanWork(plan, list(self._sliced_rows(plan)))
         mine = None if opened is None else opened.file
@@ -294,9 +298,9 @@ class Engine:
                 continue
             work.pairs.append((len(work.rows), identity, tensor, target))
             work.rows.append(None)
-            layout = my_layout(positional, target)
+            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
             requests.append(_core.PairRequest(mine, tensor.role, k, target.path, _ROLES[target.role], target.index,
-                                              None if layout is None else format_number(layout), max_elements))
+                                              None if layout is None else format_number(layout), max_elements, own_shape))
         if not work.rows:
             work.rows.append(self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] the dump holds no tensor to compare",)))
         return work
@@ -364,6 +368,8 @@ class Engine:
                 reason = unsupported_data_type(plan.label, name)
             elif status is _core.PairStatus.counts_differ:
                 reason = shapes_differ(plan.label, outcome.my_shape, outcome.golden_shape)
+            elif status is _core.PairStatus.order_differs:
+                reason = element_order_differs(plan.label, outcome.my_shape, outcome.golden_shape)
             else:
                 reason = outcome.message
             return self._row(plan, identity, reasons=(reason,), **self._lone_fields(work.file, mine))

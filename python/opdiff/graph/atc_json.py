@@ -131,7 +131,8 @@ def _output_desc(raw: Any, position: int, source: str, where: str) -> OutputDesc
     attrs = _attrs(raw.get("attr"), source, where)
     dtype = raw.get("dtype", "")
     index = _scalar(attrs.get(pv.ORIGIN_OUTPUT_INDEX), "i", None)
-    origin_format = _string(attrs.get(pv.ORIGIN_FORMAT)) or _string(attrs.get(pv.GE_ORIGIN_FORMAT))
+    ge_origin_format = _string(attrs.get(pv.GE_ORIGIN_FORMAT))
+    origin_format = _string(attrs.get(pv.ORIGIN_FORMAT)) or ge_origin_format
     shape_value = attrs.get(pv.ORIGIN_SHAPE)
     shape = None if pv.ORIGIN_SHAPE not in attrs else tuple(int(d) for d in _list(shape_value, "i") or ())
     return OutputDesc(
@@ -140,6 +141,7 @@ def _output_desc(raw: Any, position: int, source: str, where: str) -> OutputDesc
         origin_format=origin_format,
         origin_shape=shape,
         dtype=dtype if isinstance(dtype, str) else str(dtype),
+        ge_origin_format="" if ge_origin_format == origin_format else ge_origin_format,
     )
 
 

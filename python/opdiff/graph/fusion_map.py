@@ -54,6 +54,10 @@ class OutputDesc:
     origin_format: str = ""
     origin_shape: Optional[Tuple[int, ...]] = None
     dtype: str = ""
+    # GE's own `origin_format` attribute (the framework layout of the tensor) where it differs from
+    # `origin_format`, which prefers `_datadump_origin_format` as the reference does: that can say
+    # ND or RESERVED where this says NHWC, and decoding a blocked layout falls back on it.
+    ge_origin_format: str = ""
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,8 @@ def new_op(
 
 
 def new_output_desc(
-    origin_name: str, origin_output_index: Optional[int], origin_format: str, origin_shape: Optional[Tuple[int, ...]], dtype: str
+    origin_name: str, origin_output_index: Optional[int], origin_format: str, origin_shape: Optional[Tuple[int, ...]], dtype: str,
+    ge_origin_format: str = "",
 ) -> OutputDesc:
     """`OutputDesc(...)` with every field given, built faster.
 
@@ -210,7 +215,7 @@ def new_output_desc(
     """
     return build_frozen(OutputDesc, {
         "origin_name": origin_name, "origin_output_index": origin_output_index, "origin_format": origin_format,
-        "origin_shape": origin_shape, "dtype": dtype,
+        "origin_shape": origin_shape, "dtype": dtype, "ge_origin_format": ge_origin_format,
     })
 
 

@@ -85,6 +85,8 @@ def _desc_json(desc: OutputDesc) -> Dict[str, Any]:
         attrs.append(_attr(pv.ORIGIN_OUTPUT_INDEX, {"i": desc.origin_output_index}))
     if desc.origin_format:
         attrs.append(_attr(pv.ORIGIN_FORMAT, {"s": desc.origin_format}))
+    if desc.ge_origin_format:
+        attrs.append(_attr(pv.GE_ORIGIN_FORMAT, {"s": desc.ge_origin_format}))
     if desc.origin_shape is not None:
         attrs.append(_attr(pv.ORIGIN_SHAPE, {"list": {"i": list(desc.origin_shape), "val_type": "VT_LIST_INT"}}))
     entry: Dict[str, Any] = {"dtype": desc.dtype} if desc.dtype else {}

@@ -86,9 +86,8 @@ def _output_desc(desc: ge.TensorDescriptor, position: int, readers: Optional[_Re
         attrs, enumerated = desc.attr, _NO_ENUMERATION
     else:
         attrs, enumerated = readers[1].read(desc.attr)
-    origin_format = _string(attrs[_FORMAT], _FORMAT, enumerated) if _FORMAT in attrs else ""
-    if not origin_format and _GE_FORMAT in attrs:
-        origin_format = _string(attrs[_GE_FORMAT], _GE_FORMAT, enumerated)
+    ge_origin_format = _string(attrs[_GE_FORMAT], _GE_FORMAT, enumerated) if _GE_FORMAT in attrs else ""
+    origin_format = (_string(attrs[_FORMAT], _FORMAT, enumerated) if _FORMAT in attrs else "") or ge_origin_format
     dtype = desc.dtype
     return new_output_desc(
         _string(attrs[_NAME], _NAME, enumerated) if _NAME in attrs else "",
@@ -96,6 +95,7 @@ def _output_desc(desc: ge.TensorDescriptor, position: int, readers: Optional[_Re
         origin_format,
         tuple(attrs[_SHAPE].list.i[:]) if _SHAPE in attrs else None,
         (_DTYPE_NAMES.get(dtype) or f"DT_{dtype}") if dtype else "",
+        "" if ge_origin_format == origin_format else ge_origin_format,
     )
 
 

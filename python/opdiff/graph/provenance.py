@@ -90,7 +90,7 @@ def make_op(
     An empty list (the attribute present without values) means one empty name.
 
     >>> make_op("relu", "Relu").output_descs
-    (OutputDesc(origin_name='relu', origin_output_index=None, origin_format='', origin_shape=None, dtype=''),)
+    (OutputDesc(origin_name='relu', origin_output_index=None, origin_format='', origin_shape=None, dtype='', ge_origin_format=''),)
     """
     if "_lxslice" in name:
         name = strip_lxslice(name)
@@ -106,4 +106,4 @@ def make_op(
 def _with_origin_name(desc: OutputDesc, name: str) -> OutputDesc:
     if desc.origin_name:
         return desc
-    return new_output_desc(name, desc.origin_output_index, desc.origin_format, desc.origin_shape, desc.dtype)
+    return new_output_desc(name, desc.origin_output_index, desc.origin_format, desc.origin_shape, desc.dtype, desc.ge_origin_format)

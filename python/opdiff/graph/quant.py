@@ -58,6 +58,7 @@ def _keep_offline_layout(quant_desc: OutputDesc, offline_desc: OutputDesc) -> Ou
         origin_format=offline_desc.origin_format or quant_desc.origin_format,
         origin_shape=offline_desc.origin_shape if offline_desc.origin_shape is not None else quant_desc.origin_shape,
         dtype=offline_desc.dtype or quant_desc.dtype,
+        ge_origin_format=offline_desc.ge_origin_format or quant_desc.ge_origin_format,
     )
 
 

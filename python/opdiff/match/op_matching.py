@@ -11,6 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 from opdiff.conventions.dump_names import NpuDumpName, escape_op_name
 from opdiff.conventions.quant_names import is_dequant_op
 from opdiff.conventions.reference_messages import (
+    inner_node_skipped,
     invalid_input_reference,
     no_dump_for_my_op,
     no_ground_truth_for_key,
@@ -18,10 +19,11 @@ from opdiff.conventions.reference_messages import (
     no_my_dump_for_key,
 )
 from opdiff.dumps.discovery import DumpIndex, is_sliced
-from opdiff.graph import FusionMap, InputRef, Op, OutputDesc, QuantFilter, Relation
+from opdiff.graph import FusionGroup, FusionMap, InputRef, Op, OutputDesc, QuantFilter, Relation
 from opdiff.results.rows import TensorId
 
 PASS_THROUGH_TYPES = ("Cast", "TransData")  # walked back to their producer (§2.5 step 4)
+ANY_TO_MULTI = (Relation.ONE_TO_MULTI, Relation.MULTI_TO_MULTI)  # groups of several ops, not L1 fusion
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class GoldenTarget:
     shape: Optional[Tuple[int, ...]] = None
     reason: Optional[str] = None
     skip: bool = False  # not compared at all (quant exclusions): no row
+    ge_format: Optional[str] = None  # GE's origin_format of the tensor, where `format` may say ND
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class OpPlan:
     my_path: Optional[str]
     inputs: Tuple[GoldenTarget, ...] = ()
     outputs: Tuple[GoldenTarget, ...] = ()
-    missing_reason: Optional[str] = None  # when my_path is None
+    missing_reasons: Tuple[str, ...] = ()  # when my_path is None: why (the CSV joins them with ",")
     positional_partner: Optional[str] = None  # NPU vs NPU: the partner dump, tensors paired by position
     my_slices: Tuple[str, ...] = ()  # FFTS+: every slice file of the op, in thread order (§2.6)
     run: int = 0  # which dump of the op (--all compares each)
@@ -82,8 +85,7 @@ class OpPlan:
         if k < len(self.outputs):
             return self.outputs[k]
         if self.outputs:
-            first = self.outputs[0]
-            return GoldenTarget(first.path, first.role, first.index, first.format, first.shape, first.reason, first.skip)
+            return self.outputs[0]
         return GoldenTarget(None, reason=f"[{self.label}] the fusion rule has no output {k} for this op")
 
 
@@ -142,7 +144,7 @@ def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, lab
     path, role, index = lookup.find(desc.origin_name, origin_index)
     if path is None:
         return _no_ground_truth(label, tensor)
-    return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None)
+    return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None, ge_format=desc.ge_origin_format or None)
 
 
 def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
@@ -186,36 +188,72 @@ def plan_with_fusion_rule(
     plans: List[OpPlan] = []
     for group in fm.groups:
         members = [fm.op(name) for name in group.op_names]
-        multi = group.relation in (Relation.ONE_TO_MULTI, Relation.MULTI_TO_MULTI, Relation.L1_FUSION)
-        npu_label = ",".join(group.op_names) if multi else None
-        for op in members:
-            if ids is not None and op.id not in ids:
+        chosen = [op for op in members if ids is None or op.id in ids]
+        if group.relation in ANY_TO_MULTI:
+            plans += _plans_of_any_to_multi(fm, group, members, chosen, skipped, my_index, lookup)
+            continue
+        selected = [op for op in chosen if not skipped.is_skipped(op.name)]
+        l1 = group.relation is Relation.L1_FUSION
+        label = ",".join(group.op_names) if l1 else None
+        for op in selected:
+            if l1 and _is_inner_node(op):
                 continue
-            if (multi and _is_inner_node(op)) or skipped.is_skipped(op.name):
-                continue
-            label = npu_label or op.name
-            ground_truth = _ground_truth_text(members, distinct=True) if multi else _ground_truth_text([op], distinct=False)
+            ground_truth = _ground_truth_text(members, distinct=True) if l1 else _ground_truth_text([op], distinct=False)
             found = my_index.newest(escape_op_name(op.name))
             if found is None:
-                plans.append(
-                    OpPlan(
-                        group.index, op.id, op.type, op.name, label, ground_truth, None,
-                        missing_reason=no_dump_for_my_op(op.name, op.type),
-                    )
-                )
-                continue
-            dequant = is_dequant_op(op.name, op.type)
-            inputs = tuple(
-                GoldenTarget(None, skip=True) if dequant else _target_for_input(fm, op, ref, lookup, op.name, f"{op.name}:input:{k}")
-                for k, ref in enumerate(op.inputs)
-            )
-            outputs = tuple(
-                GoldenTarget(None, skip=True) if op.type == "AscendQuant" else _target_for_output(fm, op, k, lookup, op.name, f"{op.name}:output:{k}")
-                for k in range(max(1, len(op.output_descs)))
-            )
-            plans.append(OpPlan(group.index, op.id, op.type, op.name, label, ground_truth, found.path, inputs, outputs,
-                                my_slices=slice_files(my_index, escape_op_name(op.name))))
+                plans.append(OpPlan(group.index, op.id, op.type, op.name, label or op.name, ground_truth, None,
+                                    missing_reasons=(no_dump_for_my_op(op.name, op.type),)))
+            else:
+                plans.append(_compared_plan(fm, group.index, op, label or op.name, ground_truth, found.path, my_index, lookup))
     return plans
+
+
+def _plans_of_any_to_multi(
+    fm: FusionMap, group: FusionGroup, members: Sequence[Op], chosen: Sequence[Op], skipped: QuantFilter, my_index: DumpIndex,
+    lookup: _GoldenLookup,
+) -> List[OpPlan]:
+    """A group of several NPU ops (one-to-multi or multi-to-multi), as the reference writes it
+    (docs/reference/reference-tool.md §3.3): a row for each member that has a dump, and nothing
+    for the others; when no member has one, a single row for the group's first op whose reasons
+    are every member's (an inner node is skipped, a member has no dump file; a member the quant
+    filter skips says nothing, so a group of such members is a row without a reason)."""
+    if not chosen:  # -r / -s left none of the group
+        return []
+    label, ground_truth = ",".join(group.op_names), _ground_truth_text(members, distinct=True)
+    plans: List[OpPlan] = []
+    reasons: List[str] = []
+    for op in chosen:
+        if skipped.is_skipped(op.name):
+            continue
+        if _is_inner_node(op):
+            reasons.append(inner_node_skipped(op.name))
+            continue
+        found = my_index.newest(escape_op_name(op.name))
+        if found is None:
+            reasons.append(no_dump_for_my_op(op.name, op.type))
+        else:
+            plans.append(_compared_plan(fm, group.index, op, label, ground_truth, found.path, my_index, lookup))
+    if plans:
+        return plans
+    first = members[0]
+    return [OpPlan(group.index, first.id, first.type, first.name, label, ground_truth, None, missing_reasons=tuple(reasons))]
+
+
+def _compared_plan(
+    fm: FusionMap, index: int, op: Op, label: str, ground_truth: str, my_path: str, my_index: DumpIndex, lookup: _GoldenLookup
+) -> OpPlan:
+    """The plan of an op that has a dump: the partner of each of its tensors."""
+    dequant = is_dequant_op(op.name, op.type)
+    inputs = tuple(
+        GoldenTarget(None, skip=True) if dequant else _target_for_input(fm, op, ref, lookup, op.name, f"{op.name}:input:{k}")
+        for k, ref in enumerate(op.inputs)
+    )
+    outputs = tuple(
+        GoldenTarget(None, skip=True) if op.type == "AscendQuant" else _target_for_output(fm, op, k, lookup, op.name, f"{op.name}:output:{k}")
+        for k in range(max(1, len(op.output_descs)))
+    )
+    return OpPlan(index, op.id, op.type, op.name, label, ground_truth, my_path, inputs, outputs,
+                  my_slices=slice_files(my_index, escape_op_name(op.name)))
 
 
 def slice_files(index: DumpIndex, key: str) -> Tuple[str, ...]:
@@ -238,11 +276,11 @@ def plan_by_op_name(my_index: DumpIndex, golden_index: DumpIndex) -> List[OpPlan
         # An op on one side only is one row, as the reference writes it: no op type, no tensors.
         if mine is None:
             reason = no_my_dump_for_key(key)
-            plans.append(OpPlan(number, number, "NaN", key, "*", key, None, missing_reason=reason))
+            plans.append(OpPlan(number, number, "NaN", key, "*", key, None, missing_reasons=(reason,)))
             continue
         if theirs is None:
             reason = no_ground_truth_for_key(key)
-            plans.append(OpPlan(number, number, "NaN", key, key, "*", None, missing_reason=reason))
+            plans.append(OpPlan(number, number, "NaN", key, key, "*", None, missing_reasons=(reason,)))
             continue
         assert isinstance(mine, NpuDumpName), "NPU vs NPU: both indexes hold NPU dump names"
         plans.append(OpPlan(number, number, mine.op_type, key, key, key, mine.path, positional_partner=theirs.path))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import AbstractSet, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from opdiff.conventions.dump_names import escape_op_name
-from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES
+from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES, is_quantized_name
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, find_leaves, index_folder
 from opdiff.graph import FusionMap, QuantFilter, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
 from opdiff.match.op_matching import OpPlan, plan_by_op_name, plan_with_fusion_rule
@@ -59,6 +59,8 @@ def plan_comparison(
     if golden_index.kind is FileKind.GOLDEN:
         if fusion_rule is None:
             raise ValueError("comparing NPU dumps with golden .npy files needs the fusion rule (-f: .om or atc JSON)")
+        if quant_fusion_rule is None and my_index.is_quant and not golden_index.is_quant:
+            raise ValueError(missing_quant_rule(my_index, golden_index))
         if quant_fusion_rule is not None:
             fusion_rule = merge_quant_rule(fusion_rule, quant_fusion_rule)
         quant = quant_filter(fusion_rule)
@@ -68,6 +70,16 @@ def plan_comparison(
     if my_index.is_quant != golden_index.is_quant:
         raise ValueError("NPU vs NPU compares quantized with quantized and float with float dumps only")
     return Scenario.NPU_VS_NPU, plan_by_op_name(my_index, golden_index), None
+
+
+def missing_quant_rule(my_index: DumpIndex, golden_index: DumpIndex) -> str:
+    """Why a quantized model's dumps cannot meet the golden of the float model without -q (the
+    reference refuses so, docs/reference/reference-tool.md §3.4): their names differ, and only the
+    quant fusion rule maps one to the other."""
+    marked = next(key for key in sorted(my_index.files) if is_quantized_name(key))
+    return (f"{my_index.folder}: these dumps come from a quantized model (op names such as {marked!r}) and "
+            f"{golden_index.folder} holds the golden of the unquantized original model: the quant fusion rule "
+            "that maps the two is needed, give it with -q QUANT_RULE (.om or JSON)")
 
 
 def plan(

@@ -29,10 +29,13 @@ class Output:
     shape: Sequence[int]
     fmt: str = "ND"
     dtype: str = "DT_FLOAT16"
+    ge_fmt: Optional[str] = None  # GE's own origin_format attribute, when written
 
     def json(self) -> JsonObject:
         attrs = [attr_s("_datadump_origin_format", self.fmt),
                  {"key": "origin_shape", "value": {"list": {"i": list(self.shape), "val_type": 2}}}]
+        if self.ge_fmt is not None:
+            attrs.append(attr_s("origin_format", self.ge_fmt))
         if self.origin:
             attrs = [attr_s("_datadump_origin_name", self.origin),
                      {"key": "_datadump_origin_output_index", "value": {"i": self.index}}] + attrs

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 import opdiff
 from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.dumps import Tensor, write_dump
+from opdiff.testing.difference_cases import group_case, layout_case
 from opdiff.testing.graph_dumps import write_graph_dumps
 from opdiff.testing.rule_json import Output, RuleOp, rule
 
@@ -31,6 +32,7 @@ class Case:
     rule: Optional[Path] = None
     runs: Tuple[Tuple[str, ...], ...] = ((),)
     note: str = ""
+    deliberate: Mapping[str, str] = field(default_factory=dict)  # TensorIndex -> why opdiff differs there on purpose
 
 
 @dataclass
@@ -244,8 +246,20 @@ def atc_sample_cases(root: Path, samples: Sequence[Path]) -> List[Case]:
     return cases
 
 
+def difference_cases(root: Path) -> List[Case]:
+    """The differences found on TensorFlow-converted models (opdiff.testing.difference_cases)."""
+    groups, layouts = group_case(root / "groups"), layout_case(root / "layouts")
+    return [
+        Case("groups of several NPU ops (quantized)", groups.my, groups.golden, groups.rule,
+             note="one-to-multi with a Const member, a group without dumps, many-to-many with an inner node"),
+        Case("layouts from the dump's own original shape", layouts.my, layouts.golden, layouts.rule,
+             note="TransData into FRACTAL_NZ that flattens, NHWC origin, folded reshapes, transposed golden, NCHW vs NHWC",
+             deliberate=layouts.deliberate),
+    ]
+
+
 def all_cases(root: Path, atc_samples: Sequence[Path]) -> List[Case]:
     return [fusion_case(root / "fusion"), npu_vs_npu_case(root / "npu_vs_npu"), *atc_sample_cases(root / "atc", atc_samples)]
 
 
-__all__ = ["Case", "all_cases", "atc_sample_cases", "fusion_case", "npu_vs_npu_case"]
+__all__ = ["Case", "all_cases", "atc_sample_cases", "difference_cases", "fusion_case", "npu_vs_npu_case"]
