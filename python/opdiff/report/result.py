@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from rich.console import Group
 
+from opdiff.graph.fusion_map import FusionMap
 from opdiff.report.console import report_renderables
 from opdiff.report.csv_writer import CsvColumns, ReferenceCsvWriter, format_row
 from opdiff.report.notebook import report_html
@@ -59,6 +60,8 @@ class Report:
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
+    # the fusion rule the comparison matched through (None: by name): the HTML report draws its graph
+    graph: Optional[FusionMap] = field(default=None, repr=False, compare=False)
     # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
     # asks for the failing rows, the worst and the first failure, each under the same verdict
     _judged: Optional[Tuple[Verdict, List[CompareRow], List[bool]]] = field(
