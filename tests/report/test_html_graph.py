@@ -55,7 +55,7 @@ def chain(tmp_path_factory):
 
 
 def test_graph_data_comes_from_the_rule_the_comparison_used(chain):
-    page, report, fm, findings = chain
+    _, report, fm, findings = chain
     assert report.graph is not None and [op.name for op in report.graph.ops] == [op.name for op in fm.ops]
     view = graph_view_json(report, findings, report.verdict())
     assert view["source"] == "fusion rule" and view["ops"] == [op.name for op in fm.ops]
@@ -83,7 +83,7 @@ def test_without_a_rule_the_graph_is_the_dumps_in_execution_order():
 @needs_chromium
 @pytest.mark.browser
 def test_every_op_has_its_element_with_verdict_and_marks(chain):
-    page, report, fm, findings = chain
+    page, report, fm, _ = chain
     dom = dump_dom(page).dom
     assert 'data-ready="1"' in re.search(r'<svg id="graph"[^>]*>', dom).group(0)
     ops = op_elements(dom)
@@ -126,8 +126,8 @@ def test_a_large_graph_opens_folded_and_keeps_every_op_element(tmp_path):
 @needs_chromium
 @pytest.mark.browser
 def test_a_click_on_an_op_shows_its_rows_and_original_ops(tmp_path):
-    from opdiff.demo.report import write_case
     import opdiff
+    from opdiff.demo.report import write_case
     from tests.support.chromium_session import ChromiumPage
 
     case = write_case(tmp_path, seed=0, fault="block2/conv1", fault_scale=1.5)
@@ -184,7 +184,7 @@ def test_search_by_name_marks_and_shows_the_match(tmp_path):
 @needs_chromium
 @pytest.mark.browser
 def test_thresholds_are_a_table_of_rounded_values_and_the_chart_plots_norm_ratio_error(chain):
-    page, report, fm, findings = chain
+    page, report, _, _ = chain
     dom = dump_dom(page).dom
     table = dom[dom.index('<table id="thresholds"'):]
     table = table[:table.index("</table>")]

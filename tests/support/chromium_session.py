@@ -34,7 +34,7 @@ class ChromiumPage:
         self._buffer = b""
         self.session = ""
 
-    def __enter__(self) -> "ChromiumPage":
+    def __enter__(self) -> ChromiumPage:
         """Start the browser and open the page: returns once the page's scripts ran (body data-ready)."""
         self._profile = tempfile.TemporaryDirectory(prefix="opdiff-chromium-")
         commands_read, self._commands = os.pipe()

@@ -45,7 +45,7 @@ def op_verdict(rows: Sequence[CompareRow], judge: Verdict) -> OpVerdict:
 
     >>> from opdiff.report.rows import TensorId
     >>> from opdiff.report.verdict import PrecisionVerdict
-    >>> op_verdict([CompareRow(0, "Add", "a", "a", TensorId("a"))], PrecisionVerdict.for_rows([]))
+    >>> op_verdict([CompareRow(0, "Add", "a", "a", TensorId("a"))], PrecisionVerdict.for_rows([], npu_vs_npu=False, quantized=False))
     <OpVerdict.NOT_COMPARED: 'not-compared'>
     """
     compared = [row for row in rows if row.compared]
