@@ -125,6 +125,20 @@ def test_a_large_graph_opens_folded_and_keeps_every_op_element(tmp_path):
 
 @needs_chromium
 @pytest.mark.browser
+def test_a_large_graph_without_a_rule_opens_in_runs_of_execution_order(tmp_path):
+    report = large_report(3000)  # no rule: 1,500 "/" scopes side by side, none holding many ops
+    page = write_html_report(report, tmp_path / "by-name.html", advise(report))
+    dom = dump_dom(page, timeout=120).dom
+    svg = re.search(r'<svg id="graph"[^>]*>', dom).group(0)
+    assert 'data-ready="1"' in svg and 0 < int(re.search(r'data-visible="(\d+)"', svg).group(1)) <= 200
+    ops = op_elements(dom)
+    assert {name: attrs["data-verdict"] for name, attrs in ops.items()} == expected_verdicts(report)
+    runs = set(re.findall(r'<g class="(?:scope|cluster)" data-scope="#\[(\d+)\u2013\d+\] of 1500"', dom))
+    assert "1" in runs and len(runs) > 1  # the top level in runs of execution order
+
+
+@needs_chromium
+@pytest.mark.browser
 def test_a_click_on_an_op_shows_its_rows_and_original_ops(tmp_path):
     import opdiff
     from opdiff.demo.report import write_case

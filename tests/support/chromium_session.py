@@ -108,14 +108,23 @@ class ChromiumPage:
             time.sleep(0.05)
 
     def click(self, selector: str) -> None:
-        """A real left click at the centre of the first element matching `selector`."""
-        box = self.evaluate(
-            f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
-            " e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect();"
-            " return [r.left + r.width / 2, r.top + r.height / 2, r.width, r.height]; })()")
-        if not box or box[2] == 0:
-            raise LookupError(f"nothing to click at {selector}")
-        x, y = box[0], box[1]
+        """A real left click at the centre of the first element matching `selector`, once that point
+        shows the element (scrolled into view, nothing drawn over it)."""
+        find = (f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
+                " e.scrollIntoView({block: 'center', inline: 'center'}); const r = e.getBoundingClientRect();"
+                " const x = r.left + r.width / 2, y = r.top + r.height / 2, hit = document.elementFromPoint(x, y);"
+                " return [x, y, r.width > 0 && hit !== null && (hit === e || e.contains(hit))]; })()")
+        deadline = time.monotonic() + self.timeout
+        while True:
+            spot = self.evaluate(find)
+            if spot is None:
+                raise LookupError(f"no element {selector}")
+            if spot[2]:
+                break
+            if time.monotonic() > deadline:
+                raise LookupError(f"{selector} is not visible to click")
+            time.sleep(0.05)
+        x, y = spot[0], spot[1]
         self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)

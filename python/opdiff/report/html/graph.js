@@ -18,8 +18,8 @@
   const $ = (id) => document.getElementById(id);
   // Scopes opened when the page opens, breadth first, while at most this many items are visible.
   const FIRST_VIEW = 120;
-  // A scope with more direct ops than this gets them in runs of execution order, each a scope of
-  // its own: no dagre graph grows past a few hundred nodes, even when no op name has a "/".
+  // A scope with more direct items (ops and scopes) than this gets them in runs of execution order,
+  // each a scope of its own: no dagre graph grows past a few hundred nodes, however the ops are named.
   const CHUNK = 60;
   const NODE_H = 34, SCOPE_H = 38, LABEL_H = 18, PAD = 24;
 
@@ -38,14 +38,14 @@
   for (let k = 1; k < G.path.length; k++) pathStep.add(`${G.path[k - 1]}>${G.path[k]}`);
 
   // ---- "/" scopes: a tree of names; each op sits in the scope named by its name up to the last "/"
-  const root = { name: "", parent: null, depth: 0, ops: [], children: [], total: 0, fails: 0, marked: false, elem: null };
+  const root = { name: "", parent: null, ops: [], children: [], first: 0, total: 0, fails: 0, marked: false, elem: null };
   const scopes = new Map([["", root]]);
   function scopeNamed(name) {
     let scope = scopes.get(name);
     if (scope) return scope;
     const cut = name.lastIndexOf("/");
     const parent = scopeNamed(cut < 0 ? "" : name.slice(0, cut));
-    scope = { name, parent, depth: parent.depth + 1, ops: [], children: [], total: 0, fails: 0, marked: false, elem: null };
+    scope = { name, parent, ops: [], children: [], first: Infinity, total: 0, fails: 0, marked: false, elem: null };
     parent.children.push(scope);
     scopes.set(name, scope);
     return scope;
@@ -57,6 +57,7 @@
     const marked = culprit.has(i) || i === G.first_divergence;
     for (let s = scope; s; s = s.parent) {
       s.total++;
+      s.first = Math.min(s.first, i);
       if (G.verdicts[i] === "fail") s.fails++;
       if (marked) s.marked = true;
     }
@@ -64,20 +65,32 @@
   });
   function chunk(scope) {
     const children = scope.children.slice();
-    if (scope.ops.length > CHUNK) {
-      const size = Math.max(CHUNK, Math.ceil(scope.ops.length / CHUNK));
-      const ops = scope.ops;
+    const items = scope.children.map((s) => ({ first: s.first, scope: s })).concat(scope.ops.map((i) => ({ first: i, op: i })));
+    if (items.length > CHUNK) {
+      items.sort((a, b) => a.first - b.first);  // execution order
+      const size = Math.max(CHUNK, Math.ceil(items.length / CHUNK));
+      scope.children = [];
       scope.ops = [];
-      for (let k = 0; k < ops.length; k += size) {
-        const part = ops.slice(k, k + size);
-        const label = `ops ${k + 1}\u2013${k + part.length}`;
-        const name = `${scope.name}#${label}`;
-        const run = { name, label, synthetic: true, parent: scope, depth: scope.depth + 1, ops: part, children: [], total: part.length,
-          fails: part.filter((i) => G.verdicts[i] === "fail").length, marked: part.some((i) => culprit.has(i) || i === G.first_divergence),
-          elem: null };
-        for (const i of part) scopeOf[i] = run;
+      for (let k = 0; k < items.length; k += size) {
+        const part = items.slice(k, k + size);
+        const label = `[${k + 1}\u2013${k + part.length}] of ${items.length}`;
+        const run = { name: `${scope.name}#${label}`, label, synthetic: true, parent: scope, ops: [], children: [], first: part[0].first,
+          total: 0, fails: 0, marked: false, elem: null };
+        for (const item of part) {
+          if (item.scope) {
+            item.scope.parent = run;
+            run.children.push(item.scope);
+            run.total += item.scope.total; run.fails += item.scope.fails; run.marked = run.marked || item.scope.marked;
+          } else {
+            scopeOf[item.op] = run;
+            run.ops.push(item.op);
+            run.total++;
+            if (G.verdicts[item.op] === "fail") run.fails++;
+            if (culprit.has(item.op) || item.op === G.first_divergence) run.marked = true;
+          }
+        }
         scope.children.push(run);
-        scopes.set(name, run);
+        scopes.set(run.name, run);
       }
     }
     for (const child of children) chunk(child);
@@ -319,6 +332,7 @@
   svg.addEventListener("mousedown", (event) => { drag = { x: event.clientX, y: event.clientY, cx: cam.x, cy: cam.y, moved: false }; });
   window.addEventListener("mousemove", (event) => {
     if (!drag) return;
+    if (!(event.buttons & 1)) { drag = null; return; }  // released outside the page: no stale drag
     const r = svg.getBoundingClientRect();
     const dx = event.clientX - drag.x, dy = event.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 4) drag.moved = true;
