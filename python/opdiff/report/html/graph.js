@@ -463,7 +463,8 @@
   const begun = performance.now();
   arrows();
   legend();
-  $("graph-section").querySelector("h2").textContent = `Graph (${N} ops, from the ${G.source}${G.name ? ` of ${G.name}` : ""})`;
+  const origin = G.source === "fusion rule" ? `from the fusion rule${G.name ? ` of ${G.name}` : ""}` : "as the dumps name them, in execution order";
+  $("graph-section").querySelector("h2").textContent = `Graph (${N} ops, ${origin})`;
   openFirstView();
   layout();
   firstCamera();
