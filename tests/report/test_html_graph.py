@@ -210,3 +210,14 @@ def test_thresholds_are_a_table_of_rounded_values_and_the_chart_plots_norm_ratio
     assert repr(cosine["value"]) not in shown  # no sixteen-digit numbers on the page
     assert f"&lt; {cosine['value']:.7f}" in table  # 0.9999898: 1 - value keeps 3 significant digits
     assert "norm_ratio_error" in re.search(r'<canvas id="chart"[^>]*data-series="([^"]*)"', dom).group(1)
+
+
+def test_vendored_dagre_is_as_debian_ships_it():
+    import hashlib
+
+    from opdiff.report.html_writer import DAGRE
+
+    facts = dict(line.split(": ", 1) for line in (DAGRE.parent / "VERSION").read_text().splitlines()[1:])
+    assert hashlib.sha256(DAGRE.read_bytes()).hexdigest() == facts["sha256"]
+    assert (DAGRE.parent / "VERSION").read_text().startswith("dagre 0.8.5\n")
+    assert "License: Expat" in (DAGRE.parent / "LICENSE").read_text()
