@@ -111,6 +111,7 @@ def test_a_large_graph_opens_folded_and_keeps_every_op_element(tmp_path):
     svg = re.search(r'<svg id="graph"[^>]*>', dom).group(0)
     ops = op_elements(dom)
     assert len(ops) == 2000 == int(re.search(r'data-ops="(\d+)"', svg).group(1))
+    assert dom.count(" data-op=") == dom.count(" data-verdict=") == 2000  # scopes and panels carry neither
     shown = [name for name, attrs in ops.items() if attrs["data-folded"] == "false"]
     folded_scopes = re.findall(r'<g class="scope" data-scope="([^"]+)" data-hidden="false"', dom)
     assert 0 < len(shown) < 200 and folded_scopes  # readable: most ops are inside folded scopes

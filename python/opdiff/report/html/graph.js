@@ -146,7 +146,7 @@
     const counts = `${scope.total} ops${scope.fails ? ` \u00b7 ${scope.fails} fail` : ""}`;
     const w = Math.max(labelWidth(label, 7.5), labelWidth(counts, 6.5));
     const node = svgEl("g", { class: "scope", "data-scope": scope.name, "data-hidden": "true",
-      "data-verdict": scope.fails ? "fail" : "pass" });
+      "data-scope-verdict": scope.fails ? "fail" : "pass" });  // not data-verdict: that is the ops' own
     if (scope.marked) node.setAttribute("data-marked", "true");
     node.append(svgEl("rect", { width: w, height: SCOPE_H, rx: 6 }), svgEl("text", { x: 8, y: 15 }, `\u25b8 ${label}`),
       svgEl("text", { x: 8, y: 30, class: "type" }, counts), svgEl("title", {}, `${scope.name}/: click to unfold`));
