@@ -66,7 +66,8 @@ step "wheel contents"
 "$PYTHON" - "$repaired" <<'EOF'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
-wanted = ["opdiff/py.typed", "opdiff/_core.pyi", "opdiff/report/html/report.js", "opdiff/dumps/proto/dump_data.proto"]
+wanted = ["opdiff/py.typed", "opdiff/_core.pyi", "opdiff/report/html/report.js", "opdiff/report/html/graph.js",
+          "opdiff/report/html/vendor/dagre.min.js", "opdiff/report/html/vendor/LICENSE", "opdiff/dumps/proto/dump_data.proto"]
 missing = [name for name in wanted if name not in names]
 sys.exit(f"check_wheel: {sys.argv[1]} lacks {missing}" if missing else 0)
 EOF

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 
 from rich.console import Group, RenderableType
 
+from opdiff.graph.fusion_map import FusionMap
 from opdiff.results.columns import CsvColumns
 from opdiff.results.protocol import ResultFamily, no_views, summary_counts
 from opdiff.results.rows import CompareRow
@@ -72,6 +73,8 @@ class Report:
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
     # how it shows itself and writes its CSV (report/tensor/views.py); opdiff.compare hands these over
     views: Optional[TensorViews] = field(default=None, repr=False, compare=False)
+    # the fusion rule the comparison matched through (None: by name): the HTML report draws its graph
+    graph: Optional[FusionMap] = field(default=None, repr=False, compare=False)
     # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
     # asks for the failing rows, the worst and the first failure, each under the same verdict
     _judged: Optional[Tuple[Verdict, List[CompareRow], List[bool]]] = field(

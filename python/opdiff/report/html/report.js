@@ -55,9 +55,9 @@
     const meta = $("meta");
     const items = [["scenario", data.scenario], ["my (compared)", data.my], ["golden", data.golden],
       ["verdict", data.verdict],
-      ["thresholds", data.thresholds.map((t) => `${t.applies_to}: ${t.metric} fails ${t.fails_when} ${t.value}`).join("; ")],
       ["created", `${data.created} by opdiff ${data.opdiff_version}${data.complete ? "" : " (interrupted: partial)"}`]];
     for (const [k, v] of items) { meta.append(el("dt", { text: k }), el("dd", { text: v })); }
+    renderThresholds();
     const s = data.summary;
     $("summary").append(
       el("span", { class: "count", text: `${s.rows} rows` }),
@@ -65,6 +65,31 @@
       el("span", { class: "count pass", text: `${s.passing} pass` }),
       el("span", { class: "count fail", text: `${s.failing} fail` }),
       el("span", { class: "count", text: `${s.not_compared} not compared` }));
+  }
+
+  // A threshold as a person reads it: near 1 (cosine), enough decimals that 1 - value keeps 3
+  // significant digits; elsewhere 3 significant digits.
+  function roundThreshold(v) {
+    if (typeof v !== "number" || !isFinite(v)) return fmt(v);
+    if (v > 0.9 && v < 1) return v.toFixed(Math.max(4, Math.ceil(-Math.log10(1 - v)) + 2));
+    return Number(v.toPrecision(3)).toString();
+  }
+  // The verdict's thresholds as a small table: one row per dtype pair, one column per metric.
+  function renderThresholds() {
+    const metrics = [], pairs = [], cell = {};
+    for (const t of data.thresholds) {
+      if (!metrics.includes(t.metric)) metrics.push(t.metric);
+      if (!pairs.includes(t.applies_to)) pairs.push(t.applies_to);
+      cell[`${t.applies_to}\u0000${t.metric}`] = `${t.fails_when === "below" ? "<" : t.fails_when === "above" ? ">" : t.fails_when} ${roundThreshold(t.value)}`;
+    }
+    const table = $("thresholds");
+    if (!pairs.length) { table.hidden = true; return; }
+    table.append(el("caption", { text: `thresholds of the verdict "${data.verdict}": a tensor fails when` }),
+      el("tr", {}, el("th", { text: "applies to" }), ...metrics.map((m) => el("th", { text: m }))));
+    for (const pair of pairs) {
+      table.append(el("tr", {}, el("th", { text: pair }),
+        ...metrics.map((m) => el("td", { class: "num", text: cell[`${pair}\u0000${m}`] || "" }))));
+    }
   }
 
   // ---- findings: each links to its row (#row=N, N = position in data.rows)
@@ -92,8 +117,9 @@
     }
   }
 
-  // ---- chart: cosine (left, linear) and max relative error (right, log10) per compared row
+  // ---- chart: cosine (left, linear), max relative error and NormRatioError (right, log10) per compared row
   const chart = { points: [], x0: 56, x1: 0, y0: 10, y1: 0 };
+  const NORM = "#ef6c00";
   function renderChart() {
     const canvas = $("chart");
     const ratio = window.devicePixelRatio || 1;
@@ -107,14 +133,16 @@
     chart.points = pts;
     const cosThr = data.thresholds.find((t) => t.metric === "CosineSimilarity");
     const relThr = data.thresholds.find((t) => t.metric === "MaxRelativeError");
+    const normThr = data.thresholds.find((t) => t.metric === "NormRatioError");
     let cmin = cosThr ? cosThr.value : 1;
     let rmin = Infinity, rmax = -Infinity;
     for (const i of pts) {
       const c = num(rows[i][F.cosine_similarity]), e = num(rows[i][F.max_relative_error]);
       if (isFinite(c)) cmin = Math.min(cmin, c);
-      if (isFinite(e) && e > 0) { rmin = Math.min(rmin, e); rmax = Math.max(rmax, e); }
+      const n = num(rows[i][F.norm_ratio_error]);
+      for (const v of [e, n]) if (isFinite(v) && v > 0) { rmin = Math.min(rmin, v); rmax = Math.max(rmax, v); }
     }
-    if (relThr && relThr.value > 0) { rmin = Math.min(rmin, relThr.value); rmax = Math.max(rmax, relThr.value); }
+    for (const thr of [relThr, normThr]) if (thr && thr.value > 0) { rmin = Math.min(rmin, thr.value); rmax = Math.max(rmax, thr.value); }
     if (!isFinite(rmin)) { rmin = 1e-6; rmax = 1; }
     const lo = Math.floor(Math.log10(rmin)), hi = Math.max(Math.ceil(Math.log10(rmax)), lo + 1);
     cmin = Math.max(-1, cmin - (1 - cmin) * 0.05 - 1e-6);
@@ -139,6 +167,7 @@
     g.setLineDash([6, 4]); g.lineWidth = 1.5;
     if (cosThr) { g.strokeStyle = "#1565c0"; const y = YC(cosThr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
     if (relThr && relThr.value > 0) { g.strokeStyle = "#8e24aa"; const y = YR(relThr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
+    if (normThr && normThr.value > 0) { g.strokeStyle = NORM; const y = YR(normThr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
     g.setLineDash([]);
     // series
     const series = (field, Y, colour) => {
@@ -154,6 +183,7 @@
       g.stroke();
     };
     series(F.max_relative_error, YR, "rgba(142,36,170,0.75)");
+    series(F.norm_ratio_error, YR, NORM);
     series(F.cosine_similarity, YC, "#1565c0");
     // failing tensors marked at their cosine (or on the axis when it is NaN)
     g.fillStyle = "#c62828";
@@ -178,9 +208,11 @@
     const legend = $("legend");
     const key = (colour, text, dashed) => el("span", {}, el("i", { style: `background:${colour};${dashed ? "height:0;border-top:2px dashed " + colour : ""}` }), text);
     legend.append(key("#1565c0", "cosine similarity (left axis)"), key("#8e24aa", "max relative error (right axis, log)"),
-      key("#c62828", "failing tensor"));
-    if (cosThr) legend.append(key("#1565c0", `cosine threshold ${cosThr.value}`, true));
-    if (relThr) legend.append(key("#8e24aa", `max relative error threshold ${relThr.value}`, true));
+      key(NORM, "NormRatioError (right axis, log)"), key("#c62828", "failing tensor"));
+    if (cosThr) legend.append(key("#1565c0", `cosine threshold ${roundThreshold(cosThr.value)}`, true));
+    if (relThr) legend.append(key("#8e24aa", `max relative error threshold ${roundThreshold(relThr.value)}`, true));
+    if (normThr) legend.append(key(NORM, `NormRatioError threshold ${roundThreshold(normThr.value)}`, true));
+    canvas.dataset.series = "cosine_similarity max_relative_error norm_ratio_error";
   }
 
   // ---- table
@@ -319,6 +351,8 @@
   renderTable();
   window.addEventListener("hashchange", followHash);
   followHash();
+  // The graph view (graph.js, its own script) shares the parsed data and the row detail.
+  window.opdiffReport = { data, rows, F, num, fmtFloat, el, status, showRow: (i) => { location.hash = `row=${i}`; } };
   document.body.dataset.renderMs = performance.now().toFixed(1);
   document.body.dataset.ready = "1";
 })();

@@ -1,5 +1,6 @@
 """The HTML report: one self-contained file (inline CSS and JS, no network access) that renders the
-JSON report client-side: the advisor's findings, a chart of cosine and max relative error along
+JSON report client-side: the advisor's findings, the graph of the compared model (graph_view.py,
+laid out by the vendored dagre), a chart of cosine, max relative error and NormRatioError along
 execution order with the thresholds, a sortable, filterable, paginated table and per-tensor detail.
 
 The data is the JSON report (json_writer.report_json) with each row stored as an array (field names
@@ -17,12 +18,15 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.numerics.schema import SIDE_FIELDS, VALUE_FIELDS
+from opdiff.report.tensor.graph_view import graph_view_json
 from opdiff.report.tensor.json_writer import report_json
 from opdiff.results.findings import Finding
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import VerdictLike
 
 ASSETS = Path(__file__).parent.parent / "html"
+# dagre 0.8.5 as Debian ships it, unmodified (tools/fetch_dagre.sh; vendor/VERSION and vendor/LICENSE)
+DAGRE = ASSETS / "vendor" / "dagre.min.js"
 
 # Flattened row fields, in the order the page's arrays hold them: (name, path in the JSON row).
 _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
@@ -91,8 +95,10 @@ def render_html(document: Dict[str, Any]) -> str:
     template = (ASSETS / "report.html").read_text(encoding="utf-8")
     title = f"opdiff report: {Path(str(document.get('my', ''))).name or 'comparison'}"
     parts = {
-        "/*OPDIFF_CSS*/": (ASSETS / "report.css").read_text(encoding="utf-8"),
+        "/*OPDIFF_CSS*/": "\n".join((ASSETS / name).read_text(encoding="utf-8") for name in ("report.css", "graph.css")),
+        "/*OPDIFF_DAGRE*/": DAGRE.read_text(encoding="utf-8"),
         "/*OPDIFF_JS*/": (ASSETS / "report.js").read_text(encoding="utf-8"),
+        "/*OPDIFF_GRAPH_JS*/": (ASSETS / "graph.js").read_text(encoding="utf-8"),
         "/*OPDIFF_DATA*/": _script_json(html_data(document)),
         "OPDIFF_TITLE": title.replace("&", "&amp;").replace("<", "&lt;"),
     }
@@ -116,7 +122,10 @@ def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = 
     >>> report = opdiff.compare(a, b)
     >>> page = write_html_report(report, os.path.join(d, "r.html"), advise(report))
     >>> text = page.read_text()
-    >>> "<canvas" in text and "<link" not in text and 'src="http' not in text
+    >>> "<canvas" in text and "<link" not in text and 'src="http' not in text and 'id="graph"' in text
     True
     """
-    return write_text(path, render_html(report_json(report, findings, verdict)), mode=RESULT_MODE)
+    judge = report.verdict(verdict)
+    document = report_json(report, findings, judge)
+    document["graph"] = graph_view_json(report, findings, judge)
+    return write_text(path, render_html(document), mode=RESULT_MODE)
