@@ -19,6 +19,7 @@ def _run_json(run: RunEntry) -> Dict[str, Any]:
         "compared": run.compared, "failed": run.failed,
         "first_failure": None if run.first_failure is None else {"op": run.first_failure.op, "tensor": run.first_failure.tensor},
         "reason": run.reason, "location": run.location, "my": run.my, "golden": run.golden,
+        "files": {kind: path.name for kind, path in run.files.items()},
     }
 
 
