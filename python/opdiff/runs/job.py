@@ -103,16 +103,16 @@ def compare_runs(
     `on_run` hears of each run as its CSV is written (the CLI prints a line); `per_run` writes a
     compared run's further files, here on the client, before its rows are dropped."""
     executor = executor or LocalExecutor()
+    if request.range or request.select:  # a mistake in them is the command's, before anything is read or written
+        if request.fusion_rule is None:
+            raise ValueError("-r and -s select fusion-rule ids: they need -f")
+        parse_ids(request.range, request.select, 0)
     out_folder = Path(out)
     out_folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     rules, close_rules = read_rules(request.fusion_rule), read_rules(request.close_fusion_rule)
     quant = read_rules(request.quant_fusion_rule)
     if quant.is_folder:
         raise ValueError(f"{request.quant_fusion_rule}: -q takes one quant fusion rule, not a folder")
-    if request.range or request.select:  # a mistake in them is the command's, before any run
-        if request.fusion_rule is None:
-            raise ValueError("-r and -s select fusion-rule ids: they need -f")
-        parse_ids(request.range, request.select, 0)
     plan = plan_runs(executor.views(request.my, request.golden, request.step), rules)
     ts = timestamp()
     builder = SummaryBuilder(request.my, request.golden, verdict)

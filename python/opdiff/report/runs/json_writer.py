@@ -6,10 +6,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict
 
-from opdiff.report.json_document import json_number, write_json_document
+from opdiff.report.json_document import json_number, load_schema_file, write_json_document
 from opdiff.results.runs_summary import RunEntry, RunsSummary, TensorAcrossRuns
 
 SCHEMA_ID = "opdiff-runs-summary/1"
+
+
+def load_schema() -> Dict[str, Any]:
+    """The JSON Schema of the summary (report/schema/runs-summary.schema.json)."""
+    return load_schema_file("runs-summary.schema.json")
 
 
 def _run_json(run: RunEntry) -> Dict[str, Any]:
