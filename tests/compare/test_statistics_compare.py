@@ -10,11 +10,13 @@ import json
 from pathlib import Path
 from typing import Tuple
 
+import jsonschema
 import pytest
 
 import opdiff
 from opdiff.cli import main
 from opdiff.demo.statistics_network import DTYPES, LAYOUTS, StatisticsCase, write_statistics_case
+from opdiff.report.statistics.json_writer import load_schema
 from opdiff.results.statistics_report import StatisticsReport
 
 K = 3
@@ -113,6 +115,7 @@ def test_damaged_csvs_become_rows_or_notes(tmp_path: Path, capsys: pytest.Captur
     captured = capsys.readouterr()
     assert code == 0 and "Traceback" not in captured.out + captured.err
     document = json.loads(next(out.glob("result_*.json")).read_text())
+    jsonschema.validate(document, load_schema())  # rows not compared, notes
     reasons = {row["tensor_index"]: " ".join(row["reasons"]) for row in document["rows"] if row["result"] == "not compared"}
     assert "truncated" in reasons[f"{faulty.npu_ops[0]}:output:0"] and str(files[0]) in reasons[f"{faulty.npu_ops[0]}:output:0"]
     assert "wrong header" in reasons["NaN"] and str(files[1]) in reasons["NaN"]
@@ -125,7 +128,8 @@ def test_damaged_csvs_become_rows_or_notes(tmp_path: Path, capsys: pytest.Captur
 def test_fail_under_takes_the_statistics_metrics(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     faulty, clean = faulty_and_clean(tmp_path, "FRACTAL_NZ", "bfloat16")
     args = ["compare", "-m", str(faulty.npu), "-g", str(clean.npu), "-out", str(tmp_path / "out")]
-    assert main(args + ["--fail-under", "MaxNormDiff=0.7"]) == 0
+    assert main(args + ["--fail-under", "MaxNormDiff=0.7", "--report", "json"]) == 0
+    jsonschema.validate(json.loads(next((tmp_path / "out").glob("result_*.json")).read_text()), load_schema())  # with limits
     assert main(args + ["--fail-under", "MaxNormDiff=0.5"]) == 3
     assert "first failing tensor in execution order: layer4_mul:output:0" in " ".join(capsys.readouterr().out.split())
     assert main(args + ["--fail-under", "CosineSimilarity=0.99"]) == 2
@@ -143,6 +147,7 @@ def test_reports_and_advisor(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     assert "first failing tensor in execution order: layer4/mul:output:0 (Index 4, Mul)" in console
     assert "culprit op: layer4/mul" in console
     document = json.loads(next(out.glob("result_*.json")).read_text())
+    jsonschema.validate(document, load_schema())  # with findings
     assert document["schema"] == "opdiff-statistics-report/1" and document["summary"]["failing"] == 5
     assert document["findings"][0]["kind"] == "culprit op"
     page = next(out.glob("result_*.html")).read_text()

@@ -8,11 +8,13 @@ import os
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from opdiff.cli import main
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.conventions.dump_names import escape_op_name
+from opdiff.report.runs.json_writer import load_schema
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.testing.dump_tree import MODEL_ID, Fault, write_dump_tree
@@ -36,6 +38,7 @@ def test_tree_of_two_devices_and_two_steps_against_one_golden(tree, tmp_path, mo
     code = main(["compare", "-m", tree.root.name, "-g", "golden", "-f", tree.rule.name, "-out", str(out)])
     assert code == ExitCode.OK
     summary = _summary(out)
+    jsonschema.validate(summary, load_schema())
     runs = {(run["device"], run["model"], run["step"]): run for run in summary["runs"]}
     assert sorted(runs) == [(d, "demo_net", s) for d in ("0", "1") for s in (0, 1)]
     faulty = runs[("1", "demo_net", 1)]
@@ -128,6 +131,7 @@ def test_ctrl_c_keeps_finished_csvs_whole_and_marks_the_summary_incomplete(tree,
     assert not summary.complete and summary.end.value == "interrupted"
     assert [run.label for run in summary.missing] == ["1_demo_net_0", "1_demo_net_1"]
     saved = _summary(out)
+    jsonschema.validate(saved, load_schema())  # an incomplete summary, runs missing
     assert saved["complete"] is False and saved["missing"] == ["1_demo_net_0", "1_demo_net_1"]
     assert sorted(path.name.split("_result_")[0] for path in out.glob("*.csv")) == ["0_demo_net_0", "0_demo_net_1"]
     assert not list(out.glob("*partial*")) and not list(out.glob("*incomplete*"))

@@ -38,3 +38,18 @@ def test_heat_map_draws_every_cell_and_frames_the_first_failure(summary, tmp_pat
     assert f'data-failing="{failing}"' in canvas and failing > 0
     assert 'data-frames="1"' in canvas
     assert dom.count('<tr class="failing">') == 1 and "0_demo_net_1" in dom
+
+
+@pytest.mark.skipif(find_chromium() is None, reason="no chromium on PATH (Debian's chromium package)")
+@pytest.mark.browser
+def test_heat_map_labels_its_axes_and_has_a_legend(summary, tmp_path):
+    dom = dump_dom(write_runs_html(summary, tmp_path / "summary.html")).dom
+    x_axis = re.search(r'<div id="x-axis"[^>]*>(.*?)</div>', dom, re.S)
+    y_axis = re.search(r'<div id="y-axis"[^>]*>(.*?)</div>', dom, re.S)
+    assert x_axis and y_axis
+    # Cells are tall enough here for a label on every run and every op tensor, in execution order.
+    assert re.findall(r">([^<]+)</span>", x_axis.group(1)) == [run.label for run in summary.runs]
+    assert re.findall(r">([^<]+)</span>", y_axis.group(1)) == [tensor.tensor for tensor in summary.tensors]
+    assert "op tensors, in execution order" in dom and "runs ({device}_{model}_{step})" in dom
+    legend = re.search(r'<p id="legend">(.*?)</p>', dom, re.S).group(1)
+    assert all(text in legend for text in ("fails", "passes", "not compared", "first failure"))

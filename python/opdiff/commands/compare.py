@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
         return run_single_op(args)
     from opdiff.commands.compare_runs import run_many, wants_many_runs
 
-    if not args.map and wants_many_runs(args):  # a dump tree, a folder of rules or --scheduler
+    if wants_many_runs(args):  # a dump tree, a folder of rules or --scheduler
         return run_many(args)
     try:
         formats = parse_report_formats(args.report)

@@ -8,6 +8,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
+from opdiff.match.id_selection import parse_ids as parse_ids  # re-exported: one run and many read -r/-s alike
 from opdiff.numerics.core_results import resolve_algorithms as _resolve_algorithms
 from opdiff.results.statistics_verdict import StatisticsThreshold, is_statistics_threshold
 from opdiff.results.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
@@ -18,20 +19,6 @@ def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
         return list(_resolve_algorithms(None))
     items = [part.strip() for token in tokens for part in token.split(",") if part.strip()]
     return list(_resolve_algorithms(items))
-
-
-def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: int) -> Optional[List[int]]:
-    """Fusion-rule ids selected by -r START,END,STEP or -s I1,I2,... (None: all)."""
-    if select_text:
-        return [int(part) for part in select_text.split(",") if part.strip()]
-    if range_text:
-        parts = [int(part) for part in range_text.split(",")]
-        if len(parts) != 3 or parts[0] < 1 or parts[2] < 1:
-            raise ValueError(f"-r wants START,END,STEP with START >= 1 and STEP >= 1, got {range_text!r}")
-        start, end, step = parts
-        end = last_id if end == -1 else end
-        return [i for i in range(start, end + 1) if (i - start) % step == 0 or i == end]
-    return None
 
 
 def parse_verdict(fail_under: Sequence[str], thresholds: str) -> Optional[Verdict]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-from typing import TYPE_CHECKING, Callable, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence, Tuple
 
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from opdiff.results.runs_summary import RunEntry, RunsSummary
     from opdiff.results.verdict import Verdict
     from opdiff.runs.executor import Executor
-    from opdiff.runs.job import RunsRequest
+    from opdiff.runs.job import FinishedRun, RunsRequest, RunWriter
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +63,8 @@ def run_many(args: argparse.Namespace) -> int:
         executor = _executor(args, errors)
         for warning in getattr(executor, "warnings", ()):
             errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
-        summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=_run_printer(console))
+        summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=_run_printer(console),
+                               per_run=per_run_writer(args, formats, verdict))
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT
@@ -84,17 +86,44 @@ def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], 
     from opdiff.runs.task import CompareOptions
 
     formats = parse_report_formats(args.report)
-    refused = [flag for flag, given in (("-advisor", args.advisor), ("-map", args.map), ("-r/-s", args.range or args.select),
-                                        ("--report xlsx", "xlsx" in formats)) if given]
-    if refused:
-        raise ValueError(f"{', '.join(refused)}: not with many runs; compare one run for that (-m RUN)")
+    if "xlsx" in formats:
+        from opdiff.report.tensor.xlsx_writer import require_xlsxwriter
+
+        require_xlsxwriter()
+    if args.map and not (args.fusion_rule_file or args.quant_fusion_rule_file):
+        raise ValueError("-map needs -f or -q")
     check_common_flags(args)
     verdict = parse_verdict(args.fail_under, args.thresholds)
-    options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection,
-                             threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences)
+    options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection or args.advisor,
+                             threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences,
+                             mapping_only=args.map)
     request = RunsRequest(str(args.my_dump_path), str(args.golden_dump_path), args.fusion_rule_file,
-                          args.close_fusion_rule_file, args.quant_fusion_rule_file, args.step, options)
+                          args.close_fusion_rule_file, args.quant_fusion_rule_file, args.step, options,
+                          range=args.range, select=args.select)
     return request, verdict, formats
+
+
+def per_run_writer(args: argparse.Namespace, formats: Sequence[str], verdict: Optional[Verdict]) -> Optional[RunWriter]:
+    """What ``-advisor`` and ``--report xlsx`` write for each compared run, beside its CSV and named
+    after it: ``{run}_advisor_summary.txt`` and ``{run}_result_{time}.xlsx``. None when neither is asked."""
+    if not args.advisor and "xlsx" not in formats:
+        return None
+    from opdiff.advisor.tensor_advisor import advise
+    from opdiff.report.advisor_summary import write_advisor_summary
+    from opdiff.report.file_names import run_advisor_summary_name
+    from opdiff.report.tensor.xlsx_writer import write_xlsx_report
+
+    def write(run: FinishedRun) -> Dict[str, Path]:
+        judge = run.report.verdict(verdict)
+        findings = advise(run.report, run.fusion_rule, verdict=judge, ignore_ops=args.ignore_ops) if args.advisor else []
+        files: Dict[str, Path] = {}
+        if args.advisor:
+            files["advisor"] = write_advisor_summary(findings, run.csv.parent, name=run_advisor_summary_name(run.label))
+        if "xlsx" in formats:
+            files["xlsx"] = write_xlsx_report(run.report, run.csv.with_suffix(".xlsx"), findings, judge)
+        return files
+
+    return write
 
 
 def _run_printer(console: Console) -> Callable[[RunEntry], None]:
@@ -102,6 +131,9 @@ def _run_printer(console: Console) -> Callable[[RunEntry], None]:
     from rich.markup import escape
 
     def on_run(entry: RunEntry) -> None:
+        if "mapping" in entry.files:
+            console.print(f"  {escape(entry.label)}: mapping {escape(entry.files['mapping'].name)}")
+            return
         if entry.csv is None:
             console.print(f"  [dim]{escape(entry.label)}: not compared: {escape(entry.reason or '')}[/]")
             return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Iterator, List, Sequence
+from typing import Iterable, Iterator, List, Sequence
 
 from opdiff.dumps import DumpFormatError, read_dump
 from opdiff.fileio.atomic import RESULT_MODE, replacing
@@ -37,9 +37,15 @@ def mapping_rows(plans: Sequence[OpPlan]) -> Iterator[List[str]]:
 
 def write_mapping_csv(plans: Sequence[OpPlan], path: Path) -> Path:
     """Write the mapping file through a temporary name; rows in Index order."""
+    return write_mapping_rows(mapping_rows(sorted(plans, key=lambda plan: plan.index)), path)
+
+
+def write_mapping_rows(rows: Iterable[Sequence[str]], path: Path) -> Path:
+    """Write mapping rows already made (a cluster worker makes them where the files are) through a
+    temporary name."""
     with replacing(path, mode=RESULT_MODE) as temporary:
         with open(temporary, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\n")
             writer.writerow(HEADER)
-            writer.writerows(mapping_rows(sorted(plans, key=lambda plan: plan.index)))
+            writer.writerows(rows)
     return Path(path)

@@ -46,6 +46,16 @@ def run_result_file_name(label: str, stamp: str) -> str:
     return f"{label}_result_{stamp}.csv"
 
 
+def run_mapping_file_name(label: str, stamp: str) -> str:
+    """``{run}_mapping_{stamp}.csv``: ``-map`` of one run of a many-run comparison."""
+    return f"{label}_mapping_{stamp}.csv"
+
+
+def run_advisor_summary_name(label: str) -> str:
+    """``{run}_advisor_summary.txt``: ``-advisor`` of one run of a many-run comparison."""
+    return f"{label}_{ADVISOR_SUMMARY}"
+
+
 def runs_summary_file_name(stamp: str) -> str:
     """``summary_{stamp}.json``, across the runs of a many-run comparison."""
     return f"summary_{stamp}.json"

@@ -37,6 +37,13 @@ class RowIdentity(Protocol):
 
 
 Number = Union[float, int, str, None]
+SCHEMA_FOLDER = Path(__file__).parent / "schema"
+
+
+def load_schema_file(name: str) -> Dict[str, Any]:
+    """A JSON Schema of report/schema/ (``report.schema.json``, ``runs-summary.schema.json``, ...)."""
+    schema: Dict[str, Any] = json.loads((SCHEMA_FOLDER / name).read_text(encoding="utf-8"))
+    return schema
 
 
 def json_number(value: float) -> Number:

@@ -21,6 +21,7 @@ class JobEnd(str, Enum):
 
 class RunStatus(str, Enum):
     COMPARED = "compared"
+    MAPPED = "mapped"  # -map: its mapping CSV is written (files["mapping"]), nothing compared
     NOT_COMPARED = "not compared"  # no partner, no rule, refused, or its worker was lost: `reason` says
     MISSING = "missing"  # the whole job stopped (Ctrl-C, lost scheduler) before this run finished
 
@@ -47,6 +48,7 @@ class RunEntry:
     location: str = ""  # "local" or the worker's address
     my: str = ""
     golden: str = ""
+    files: Dict[str, Path] = field(default_factory=dict)  # the run's other files by kind: "advisor", "xlsx", "mapping"
 
     @property
     def label(self) -> str:
@@ -112,8 +114,13 @@ class RunsSummary:
         return [run for run in self.compared if run.failed]
 
     @property
+    def mapped(self) -> List[RunEntry]:
+        """-map: the runs whose mapping CSV was written."""
+        return [run for run in self.runs if run.status is RunStatus.MAPPED]
+
+    @property
     def not_compared(self) -> List[RunEntry]:
-        return [run for run in self.runs if run.status is not RunStatus.COMPARED]
+        return [run for run in self.runs if run.status not in (RunStatus.COMPARED, RunStatus.MAPPED)]
 
     @property
     def missing(self) -> List[RunEntry]:

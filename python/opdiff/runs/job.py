@@ -4,12 +4,16 @@ reference's batch-mode name) and ``summary_{ts}.json`` across runs."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, List, Optional, Union
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Union
 
-from opdiff.report.file_names import run_result_file_name, runs_summary_file_name, timestamp
+from opdiff.graph import FusionMap
+from opdiff.match.id_selection import ids_for_rule, parse_ids
+from opdiff.match.mapping_csv import write_mapping_rows
+from opdiff.report.file_names import run_mapping_file_name, run_result_file_name, runs_summary_file_name, timestamp
 from opdiff.report.runs.json_writer import write_summary_json
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
 from opdiff.results.runs_summary import JobEnd, RunEntry, RunsSummary, RunStatus
@@ -39,6 +43,24 @@ class RunsRequest:
     quant_fusion_rule: Optional[Path] = None
     step: Optional[int] = None
     options: CompareOptions = field(default_factory=CompareOptions)
+    range: Optional[str] = None  # -r START,END,STEP, resolved against each run's own rule
+    select: Optional[str] = None  # -s I1,I2,..., likewise
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """A compared run as the client holds it, its CSV written: what a per-run writer is handed
+    before the rows are dropped (the advisor and the xlsx report of ``opdiff compare``)."""
+
+    label: str
+    ts: str
+    report: Report
+    csv: Path
+    fusion_rule: Optional[FusionMap]
+
+
+# Writes a run's further files beside its CSV; returns them by kind ("advisor", "xlsx")
+RunWriter = Callable[[FinishedRun], Dict[str, Path]]
 
 
 def tasks_of(plan: RunPlan, request: RunsRequest, rules: RuleSet, close_rules: RuleSet, quant: RuleSet,
@@ -50,7 +72,11 @@ def tasks_of(plan: RunPlan, request: RunsRequest, rules: RuleSet, close_rules: R
         if close.reason is not None:
             builder.add_not_compared(run.key, close.reason)
             continue
-        tasks.append(RunTask(run, request.options, rules.for_model(run.key.model).rule, close.rule, quant.single))
+        rule = rules.for_model(run.key.model).rule
+        options = request.options
+        if request.range or request.select:
+            options = dataclasses.replace(options, ids=tuple(ids_for_rule(request.range, request.select, rule) or ()))
+        tasks.append(RunTask(run, options, rule, close.rule, quant.single))
     return tasks
 
 
@@ -61,11 +87,17 @@ def compare_runs(
     verdict: Optional[Verdict] = None,
     executor: Optional[Executor] = None,
     on_run: Optional[Callable[[RunEntry], None]] = None,
+    per_run: Optional[RunWriter] = None,
 ) -> RunsSummary:
     """Compare every run `request` names (docs/many-runs.md) with `executor` (default: this
     machine) and write the CSVs and the summary into `out`. ValueError for inputs no run can use.
-    `on_run` hears of each run as its CSV is written (the CLI prints a line)."""
+    `on_run` hears of each run as its CSV is written (the CLI prints a line); `per_run` writes a
+    compared run's further files, here on the client, before its rows are dropped."""
     executor = executor or LocalExecutor()
+    if request.range or request.select:  # a mistake in them is the command's, before anything is read or written
+        if request.fusion_rule is None:
+            raise ValueError("-r and -s select fusion-rule ids: they need -f")
+        parse_ids(request.range, request.select, 0)
     out_folder = Path(out)
     out_folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     rules, close_rules = read_rules(request.fusion_rule), read_rules(request.close_fusion_rule)
@@ -78,16 +110,24 @@ def compare_runs(
     for skipped in plan.skipped:
         builder.add_not_compared(skipped.key, skipped.reason)
     tasks = tasks_of(plan, request, rules, close_rules, quant, builder)
+    rule_of = {task.key: task.fusion_rule for task in tasks}
     lost = False
 
     def on_outcome(outcome: RunOutcome) -> None:
         nonlocal lost
-        if outcome.report is None:
+        if outcome.mapping is not None:
+            mapping = write_mapping_rows(outcome.mapping, out_folder / run_mapping_file_name(outcome.key.label, ts))
+            entry = builder.add_mapping(outcome.key, mapping, outcome.location)
+        elif outcome.report is None:
             lost = lost or outcome.lost
             entry = builder.add_not_compared(outcome.key, outcome.reason or "not compared", location=outcome.location)
         else:
             csv = write_run_csv(outcome.report, out_folder / run_result_file_name(outcome.key.label, ts))
-            entry = builder.add_report(outcome.key, outcome.report, csv, outcome.location)
+            files: Dict[str, Path] = {}
+            if per_run is not None:
+                outcome.report.csv_path = csv
+                files = per_run(FinishedRun(outcome.key.label, ts, outcome.report, csv, rule_of.get(outcome.key)))
+            entry = builder.add_report(outcome.key, outcome.report, csv, outcome.location, files)
         if on_run is not None:
             on_run(entry)
 

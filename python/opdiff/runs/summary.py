@@ -58,7 +58,8 @@ class SummaryBuilder:
     def metrics(self) -> Tuple[str, ...]:
         return verdict_metrics(self.verdict)
 
-    def add_report(self, key: RunKey, report: Report, csv: Optional[Path], location: str) -> RunEntry:
+    def add_report(self, key: RunKey, report: Report, csv: Optional[Path], location: str,
+                   files: Optional[Dict[str, Path]] = None) -> RunEntry:
         judge = report.verdict(self.verdict)
         label = key.label
         compared = report.compared
@@ -66,7 +67,8 @@ class SummaryBuilder:
         first = failed[0] if failed else None
         entry = RunEntry(key.device, key.model, key.step, RunStatus.COMPARED, csv, len(compared), len(failed),
                          FirstFailure(first.npu_dump, first.tensor_index) if first is not None else None,
-                         location=location, my=str(report.my_folder), golden=str(report.golden_folder))
+                         location=location, my=str(report.my_folder), golden=str(report.golden_folder),
+                         files=dict(files or {}))
         self.entries[key] = entry
         failing_ids = {id(row) for row in failed}
         for row in compared:
@@ -84,6 +86,12 @@ class SummaryBuilder:
             tensor.failing_runs.append(label)
         if first:
             tensor.first_failure_in.append(label)
+
+    def add_mapping(self, key: RunKey, path: Path, location: str) -> RunEntry:
+        """-map: the run's mapping CSV, nothing compared."""
+        entry = RunEntry(key.device, key.model, key.step, RunStatus.MAPPED, location=location, files={"mapping": path})
+        self.entries[key] = entry
+        return entry
 
     def add_not_compared(self, key: RunKey, reason: str, status: RunStatus = RunStatus.NOT_COMPARED,
                          location: str = "") -> RunEntry:

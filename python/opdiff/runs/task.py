@@ -5,7 +5,7 @@ and all; the caller writes every file."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import opdiff._core as _core
 from opdiff.graph import FusionMap
@@ -30,6 +30,7 @@ class CompareOptions:
     threads: Optional[int] = None
     max_elements: int = 0
     all_occurrences: bool = False
+    mapping_only: bool = False  # -map: plan each run and list its pairs of files, compare nothing
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class RunOutcome:
     reason: Optional[str] = None
     interrupted: bool = False
     lost: bool = False  # its worker died (or the scheduler went) before it finished
+    mapping: Optional[List[List[str]]] = None  # -map: the mapping CSV's rows, made where the files are
     notes: Sequence[str] = field(default_factory=tuple)
 
 
@@ -83,6 +85,8 @@ def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutc
         if refusal is not None:
             return RunOutcome(task.key, location, reason=refusal)
     options = task.options
+    if options.mapping_only:
+        return _map_run(task, place, location)
     try:
         report = compare(place.my, place.golden, fusion_rule=task.fusion_rule, close_fusion_rule=task.close_fusion_rule,
                          quant_fusion_rule=task.quant_fusion_rule, algorithms=options.algorithms, rtol=options.rtol,
@@ -94,6 +98,24 @@ def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutc
     if not isinstance(report, Report):  # a Result of the statistics family
         return RunOutcome(task.key, location, reason="statistics dumps: compare such a run on its own (opdiff compare -m RUN)")
     return RunOutcome(task.key, location, report=report, interrupted=not report.complete)
+
+
+def _map_run(task: RunTask, place: Place, location: str) -> RunOutcome:
+    """-map of one run: which files each tensor would be compared with, as rows of its mapping CSV."""
+    from opdiff.graph import GraphFormatError
+    from opdiff.match.mapping_csv import mapping_rows
+    from opdiff.match.planning import plan
+
+    if task.fusion_rule is None and task.quant_fusion_rule is None:
+        return RunOutcome(task.key, location, reason="-map needs -f or -q")
+    try:
+        _, plans, _, _ = plan(place.my, place.golden, fusion_rule=task.fusion_rule, close_fusion_rule=task.close_fusion_rule,
+                              quant_fusion_rule=task.quant_fusion_rule, ids=task.options.ids,
+                              all_occurrences=task.options.all_occurrences)
+    except (ValueError, OSError, GraphFormatError) as error:
+        return RunOutcome(task.key, location, reason=str(error))
+    rows = list(mapping_rows(sorted(plans, key=lambda op_plan: op_plan.index)))
+    return RunOutcome(task.key, location, mapping=rows)
 
 
 def _place_at(run: PlannedRun, location: str) -> Optional[Place]:

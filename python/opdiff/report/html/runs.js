@@ -24,7 +24,11 @@
     legend.appendChild(swatch);
     legend.appendChild(document.createTextNode(name));
   }
-  legend.appendChild(document.createTextNode("; framed: the run's first failure"));
+  const frame = document.createElement("span");
+  frame.className = "swatch frame";
+  legend.appendChild(frame);
+  legend.appendChild(document.createTextNode("the run's first failure (in execution order)"));
+  legend.appendChild(document.createTextNode(`; hover a cell for its ${data.metric}`));
 
   const canvas = document.getElementById("heatmap");
   const size = Math.max(3, Math.min(18, Math.floor(1200 / Math.max(1, runs.length))));
@@ -49,6 +53,8 @@
   });
   canvas.dataset.frames = String(runs.filter((run) => run.first_tensor).length);
 
+  labelAxes(size);
+
   const detail = document.getElementById("cell");
   canvas.addEventListener("mousemove", (event) => {
     const box = canvas.getBoundingClientRect();
@@ -58,6 +64,36 @@
     const value = cell === null ? "not compared" : `${data.metric} ${cell[0]}${cell[1] ? " (fails)" : ""}`;
     detail.textContent = `${tensors[t].tensor}  ×  ${runs[r].label}: ${value}`;
   });
+
+  // Axis labels in the page's text (not on the canvas, so that they stay sharp and searchable): every
+  // run and op tensor where cells are tall enough for a line, else every k-th, so that none overlap.
+  function labelAxes(size) {
+    const every = Math.max(1, Math.ceil(12 / size));
+    const xAxis = document.getElementById("x-axis"), yAxis = document.getElementById("y-axis");
+    xAxis.style.width = `${runs.length * size}px`;
+    yAxis.style.height = `${tensors.length * size}px`;
+    let xLabels = 0, yLabels = 0;
+    runs.forEach((run, r) => {
+      if (r % every !== 0) return;
+      const label = document.createElement("span");
+      label.textContent = run.label;
+      label.title = run.label;
+      label.style.left = `${r * size + Math.max(0, (size - 14) / 2)}px`;
+      xAxis.appendChild(label);
+      xLabels++;
+    });
+    tensors.forEach((tensor, t) => {
+      if (t % every !== 0) return;
+      const label = document.createElement("span");
+      label.textContent = tensor.tensor;
+      label.title = tensor.tensor;
+      label.style.top = `${t * size + Math.max(0, (size - 14) / 2)}px`;
+      yAxis.appendChild(label);
+      yLabels++;
+    });
+    xAxis.dataset.labels = String(xLabels);
+    yAxis.dataset.labels = String(yLabels);
+  }
 
   const body = document.querySelector("#runs tbody");
   for (const run of runs) {

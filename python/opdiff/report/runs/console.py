@@ -31,6 +31,8 @@ def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
     if not summary.complete:
         out.append(Text.from_markup(f"[bold yellow]incomplete:[/] {escape(summary.stopped_by or 'stopped')}; "
                                     f"{len(summary.missing)} run(s) missing"))
+    if summary.mapped:
+        out.append(f"  {len(summary.mapped)} runs mapped (-map): each run's {{run}}_mapping_{{time}}.csv lists its pairs of files")
     if failing:
         table = Table(title="failing runs and where each first breaks", title_justify="left")
         for column in ("run", "failing", "compared", "first failing op", "tensor"):
@@ -40,7 +42,7 @@ def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
             table.add_row(Text(run.label), str(run.failed), str(run.compared), Text(first.op if first else ""),
                           Text(first.tensor if first else ""))
         out.append(table)
-    else:
+    elif not summary.mapped:
         out.append("[green]every compared run meets the verdict[/]" if compared else "[yellow]no run was compared[/]")
     for run in summary.not_compared:
         kind = "missing" if run.status is RunStatus.MISSING else "not compared"

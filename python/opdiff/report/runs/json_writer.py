@@ -6,10 +6,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict
 
-from opdiff.report.json_document import json_number, write_json_document
+from opdiff.report.json_document import json_number, load_schema_file, write_json_document
 from opdiff.results.runs_summary import RunEntry, RunsSummary, TensorAcrossRuns
 
 SCHEMA_ID = "opdiff-runs-summary/1"
+
+
+def load_schema() -> Dict[str, Any]:
+    """The JSON Schema of the summary (report/schema/runs-summary.schema.json)."""
+    return load_schema_file("runs-summary.schema.json")
 
 
 def _run_json(run: RunEntry) -> Dict[str, Any]:
@@ -19,6 +24,7 @@ def _run_json(run: RunEntry) -> Dict[str, Any]:
         "compared": run.compared, "failed": run.failed,
         "first_failure": None if run.first_failure is None else {"op": run.first_failure.op, "tensor": run.first_failure.tensor},
         "reason": run.reason, "location": run.location, "my": run.my, "golden": run.golden,
+        "files": {kind: path.name for kind, path in run.files.items()},
     }
 
 

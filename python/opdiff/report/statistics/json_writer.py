@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from opdiff.numerics.tensor_statistics import TensorStatistics
-from opdiff.report.json_document import json_number, report_envelope, row_identity_json, write_json_document
+from opdiff.report.json_document import json_number, load_schema_file, report_envelope, row_identity_json, write_json_document
 from opdiff.report.statistics.csv_writer import result_of
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
@@ -18,6 +18,11 @@ if TYPE_CHECKING:
     from opdiff.results.statistics_report import StatisticsReport
 
 SCHEMA_ID = "opdiff-statistics-report/1"
+
+
+def load_schema() -> Dict[str, Any]:
+    """The JSON Schema of the statistics report (report/schema/statistics-report.schema.json)."""
+    return load_schema_file("statistics-report.schema.json")
 
 
 def _side(stats: Optional[TensorStatistics]) -> Optional[Dict[str, Any]]:
@@ -67,4 +72,4 @@ def write_statistics_json(report: StatisticsReport, path: Path, findings: Sequen
     return write_json_document(statistics_report_json(report, findings, verdict), path)
 
 
-__all__ = ["SCHEMA_ID", "statistics_report_json", "statistics_row_json", "write_statistics_json"]
+__all__ = ["SCHEMA_ID", "load_schema", "statistics_report_json", "statistics_row_json", "write_statistics_json"]
