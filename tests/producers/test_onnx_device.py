@@ -137,4 +137,4 @@ def test_injected_fault_breaks_only_the_faulty_op(tmp_path):
     assert opdiff.metrics(conv.inputs[0].to_numpy(), np.load(gold.newest("x.0").path)).cosine_similarity > 0.9999
     assert opdiff.metrics(conv.outputs[0].to_numpy(), np.load(gold.newest("conv.0").path)).cosine_similarity < 0.99
     with pytest.raises(ValueError, match="no node 'nope'"):
-        dump_onnx(conv_bn_relu_model(), tmp_path / "n", {"x": X}, DumpOptions(fault=("nope", 2.0)))
+        dump_onnx(conv_bn_relu_model(), tmp_path / "n", {"x": X}, DumpOptions(faults=(("nope", 2.0),)))

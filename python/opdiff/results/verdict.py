@@ -73,6 +73,14 @@ REFERENCE_THRESHOLDS: Tuple[Threshold, ...] = (Threshold("CosineSimilarity", 0.9
 # in int8. docs/metrics.md derives the table from these two numbers and each format's rounding error.
 COSINE_ROUNDINGS = 256
 NORM_ROUNDINGS = 64
+# One op re-run alone on the device's own inputs (--isolate) carries only its own roundings: its
+# weights', its accumulation's, its output's, those of the ops fused into it, and of intermediates
+# larger than its output (an fp16 Softmax rounds x - max(x), whose error the exponential turns into
+# relative error of the probabilities). Half the end-to-end budget in roundings (1/sqrt(2) of its
+# relative error), in the same 4:1 proportion of cosine to norm; a fault (a quarter of a weight's
+# channels x1.5, a 25% relative error) moves one op's output far beyond both.
+LOCAL_COSINE_ROUNDINGS = 128
+LOCAL_NORM_ROUNDINGS = 32
 # The calibrated int8 step relative to a tensor's RMS: peak / 127 with a peak of 4 RMS (a calibrated
 # range clips the rare outliers beyond it).
 INT8_CREST_FACTOR = 4.0
@@ -99,6 +107,17 @@ class PrecisionRow:
     def norm_ratio(self) -> float:
         """r = rho_r: | ||x|| / ||y|| - 1 | <= ||x - y|| / ||y|| (triangle inequality)."""
         return math.sqrt(NORM_ROUNDINGS) * self.single_rounding
+
+    @property
+    def local_cosine(self) -> float:
+        """The cosine limit of one op's own error (LOCAL_COSINE_ROUNDINGS roundings)."""
+        rho = math.sqrt(LOCAL_COSINE_ROUNDINGS) * self.single_rounding
+        return math.sqrt(1.0 - rho * rho)
+
+    @property
+    def local_norm_ratio(self) -> float:
+        """The NormRatioError limit of one op's own error (LOCAL_NORM_ROUNDINGS roundings)."""
+        return math.sqrt(LOCAL_NORM_ROUNDINGS) * self.single_rounding
 
     def as_dict(self) -> Dict[str, object]:
         return {"dtypes": self.name, "CosineSimilarity": self.cosine, NORM_RATIO_ERROR: self.norm_ratio}
@@ -244,6 +263,19 @@ class PrecisionVerdict(Verdict):
             return True
         return bool(cosine < limits.cosine or norm > limits.norm_ratio)
 
+    def fails_locally(self, row: CompareRow) -> bool:
+        """Whether the row's own error (``row.local``, from --isolate) exceeds the local limits of
+        its precision row: cosine >= local_cosine and NormRatioError <= local_norm_ratio, unless the
+        difference is negligible at the network's scale. False when the op was not isolated."""
+        m = row.local.metrics if row.local is not None else None
+        if m is None or is_negligible(m, self.scale):
+            return False
+        limits = self.row_of(row)
+        cosine, norm = m.cosine_similarity, m.norm_ratio_error
+        if math.isnan(cosine) or math.isnan(norm):
+            return True
+        return bool(cosine < limits.local_cosine or norm > limits.local_norm_ratio)
+
     def rows_in_use(self, rows: Iterable[CompareRow]) -> List[PrecisionRow]:
         """The precision rows the compared tensors fall under, in table order."""
         used = {self.row_of(row).name for row in rows if row.compared}
@@ -277,6 +309,8 @@ def as_verdict(value: Union[Verdict, Sequence[Threshold]]) -> Verdict:
 
 __all__ = [
     "HIGHER_IS_BETTER",
+    "LOCAL_COSINE_ROUNDINGS",
+    "LOCAL_NORM_ROUNDINGS",
     "METRIC_FIELDS",
     "NORM_RATIO_ERROR",
     "PRECISION_ROWS",
