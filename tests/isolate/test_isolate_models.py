@@ -7,6 +7,7 @@ import csv
 import json
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -23,6 +24,7 @@ from opdiff.producers.light_models import light_model_names  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
 from opdiff.producers.torch_style_model import torch_style_model  # noqa: E402
 from opdiff.report.tensor.isolation_csv import ISOLATION_COLUMNS  # noqa: E402
+from opdiff.report.tensor.json_writer import load_schema  # noqa: E402
 
 LIGHT = light_model_names()
 QUICK = ("squeezenet",)  # the others take 5-60 s each here (big dense layers, hundreds of ops)
@@ -56,7 +58,7 @@ def compare_isolated(device: Path, golden: Path, out: Path, *extra: str) -> dict
     (json_path,) = out.glob("result_*.json")
     document = json.loads(json_path.read_text())
     return {"header": lines[0], "rows": [dict(zip(lines[0], line)) for line in lines[1:]],
-            "findings": document["findings"], "json_rows": document["rows"]}
+            "findings": document["findings"], "json_rows": document["rows"], "document": document}
 
 
 def ops_holding(device: Path, nodes):
@@ -77,6 +79,7 @@ def test_a_clean_run_fails_no_op_locally(tmp_path, model):
     assert not [f for f in result["findings"] if f["kind"] in ("culprit op", "weight mismatch")]
     local = [row["local"] for row in result["json_rows"] if "local" in row]
     assert len(local) == len(rows) and {entry["verdict"] for entry in local} <= {"pass", "not isolated"}
+    jsonschema.validate(result["document"], load_schema())
 
 
 @pytest.mark.skipif("squeezenet" not in LIGHT, reason="this onnx wheel ships no light squeezenet")
@@ -183,3 +186,22 @@ def test_a_model_no_op_maps_to_exits_2(tmp_path, capsys):
                  "--isolate", str(other), "-out", str(tmp_path / "out")])
     error = capsys.readouterr().err.replace("\n", "")
     assert code == 2 and str(other) in error and "no compared op maps" in error
+
+
+def test_a_random_op_is_not_isolated_and_its_consumer_runs_on_its_dumped_values(tmp_path):
+    from onnx import TensorProto, helper
+
+    from opdiff.producers import OutputKind
+
+    graph = helper.make_graph([helper.make_node("RandomUniformLike", ["x"], ["r"], name="rnd"),
+                               helper.make_node("Add", ["x", "r"], ["y"], name="add")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    feeds = {"x": np.linspace(-1, 1, 64, dtype=np.float32)}
+    golden = dump_onnx(model, tmp_path / "g", feeds, name="random")
+    device = dump_onnx(model, tmp_path / "d", feeds, DumpOptions(kind=OutputKind.DEVICE), name="random")
+    result = compare_isolated(device.folder, golden.folder, tmp_path / "out")
+    by_op = {row["NPUDump"]: row for row in result["rows"]}
+    assert by_op["rnd"]["LocalVerdict"] == "not isolated" and by_op["rnd"]["Reason"].startswith("random op: rnd")
+    assert by_op["add"]["LocalVerdict"] == "pass" and float(by_op["add"]["LocalMaxAbsoluteError"]) == 0.0
