@@ -42,21 +42,27 @@ def dump_light(folder: Path, model: str, *extra: str) -> Path:
 
 
 def input_name(folder: Path) -> str:
+    """``NAME=FILE.npy`` of the golden run's one input (its file name is file-safe, '/' as '_')."""
     saved = sorted((folder / "g" / "inputs").glob("*.npy"))
+    model = onnx.load(str(folder / "g" / "model.onnx"))
+    weights = {init.name for init in model.graph.initializer}
+    (name,) = [value.name for value in model.graph.input if value.name not in weights]
     assert len(saved) == 1
-    return f"{saved[0].stem}={saved[0]}"
+    return f"{name}={saved[0]}"
 
 
 def compare_isolated(device: Path, golden: Path, out: Path, *extra: str) -> dict:
     """`opdiff compare --isolate` of a device run against a golden run: its isolation CSV rows, its JSON findings."""
     code = main(["compare", "-m", str(device / "dump"), "-g", str(golden / "golden"), "-f", str(device / "fusion_rule.json"),
-                 "--isolate", str(golden / "model.onnx"), "-out", str(out), "--report", "json", *extra])
+                 "--isolate", str(golden / "model.onnx"), "-out", str(out), "--report", "json,html", *extra])
     assert code == 0
     (csv_path,) = out.glob("isolation_*.csv")
     with open(csv_path, newline="") as handle:
         lines = list(csv.reader(handle))
     (json_path,) = out.glob("result_*.json")
     document = json.loads(json_path.read_text())
+    (html_path,) = out.glob("result_*.html")
+    assert '"local_verdict"' in html_path.read_text()  # the page's rows carry the local error
     return {"header": lines[0], "rows": [dict(zip(lines[0], line)) for line in lines[1:]],
             "findings": document["findings"], "json_rows": document["rows"], "document": document}
 

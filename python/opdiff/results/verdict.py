@@ -76,11 +76,14 @@ NORM_ROUNDINGS = 64
 # One op re-run alone on the device's own inputs (--isolate) carries only its own roundings: its
 # weights', its accumulation's, its output's, those of the ops fused into it, and of intermediates
 # larger than its output (an fp16 Softmax rounds x - max(x), whose error the exponential turns into
-# relative error of the probabilities). Half the end-to-end budget in roundings (1/sqrt(2) of its
-# relative error), in the same 4:1 proportion of cosine to norm; a fault (a quarter of a weight's
-# channels x1.5, a 25% relative error) moves one op's output far beyond both.
+# relative error of the probabilities). The cosine's budget is half the end-to-end roundings (1/sqrt(2)
+# of its relative error). The norm moves under unbiased roundings only at second order: what moves
+# it is biased rounding, that of a long reduction accumulated in the device's format (a Softmax's or
+# a mean's sum over a thousand elements), which one op can hold as much of as a whole path; so the
+# norm's budget stays the end-to-end one. A fault (a quarter of a weight's channels x1.5, a 25%
+# relative error) moves one op's output far beyond both.
 LOCAL_COSINE_ROUNDINGS = 128
-LOCAL_NORM_ROUNDINGS = 32
+LOCAL_NORM_ROUNDINGS = NORM_ROUNDINGS
 # The calibrated int8 step relative to a tensor's RMS: peak / 127 with a peak of 4 RMS (a calibrated
 # range clips the rare outliers beyond it).
 INT8_CREST_FACTOR = 4.0
