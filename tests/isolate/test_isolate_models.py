@@ -211,3 +211,31 @@ def test_a_random_op_is_not_isolated_and_its_consumer_runs_on_its_dumped_values(
     by_op = {row["NPUDump"]: row for row in result["rows"]}
     assert by_op["rnd"]["LocalVerdict"] == "not isolated" and by_op["rnd"]["Reason"].startswith("random op: rnd")
     assert by_op["add"]["LocalVerdict"] == "pass" and float(by_op["add"]["LocalMaxAbsoluteError"]) == 0.0
+
+
+def test_ops_of_one_structure_share_one_session(tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    from opdiff.isolate.engine import isolate
+    from opdiff.isolate.source_model import load_source_model
+    from opdiff.producers import OutputKind
+
+    nodes, weights, current = [], [], "x"
+    for k in range(40):
+        kind = ("Mul", "Add", "Tanh", "Relu")[k % 4]
+        if kind in ("Mul", "Add"):
+            weights.append(numpy_helper.from_array(np.full((1, 8), 1.0 + k / 100, np.float32), f"w{k}"))
+            nodes.append(helper.make_node(kind, [current, f"w{k}"], [f"t{k}"], name=f"op{k}"))
+        else:
+            nodes.append(helper.make_node(kind, [current], [f"t{k}"], name=f"op{k}"))
+        current = f"t{k}"
+    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+                              [helper.make_tensor_value_info(current, TensorProto.FLOAT, [1, 8])], weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    feeds = {"x": np.linspace(-1, 1, 8, dtype=np.float32).reshape(1, 8)}
+    golden = dump_onnx(model, tmp_path / "g", feeds, name="chain")
+    device = dump_onnx(model, tmp_path / "d", feeds, DumpOptions(kind=OutputKind.DEVICE, precision=Precision.FP16), name="chain")
+    rule = opdiff.read_graph(device.fusion_rule)
+    report = opdiff.compare(device.tensor_folder, golden.tensor_folder, fusion_rule=rule)
+    run = isolate(report, rule, load_source_model(golden.model_path), dump_paths(device.tensor_folder, golden.tensor_folder, rule))
+    assert (run.ops, run.isolated_ops, run.sessions) == (40, 40, 4)  # one session per op type, whatever the weights
