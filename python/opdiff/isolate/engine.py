@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -86,6 +86,17 @@ def _amplifications(op_rows: Sequence[CompareRow], outputs: Sequence[CompareRow]
     return found
 
 
+def _initializer_array(init: Any) -> np.ndarray:
+    """An initializer's values: a float32 weight straight from its raw bytes (read-only, no copy
+    beyond protobuf's), anything else through onnx's converter."""
+    from onnx import TensorProto, numpy_helper
+
+    if init.data_type == TensorProto.FLOAT and init.raw_data and init.data_location != TensorProto.EXTERNAL:
+        return np.frombuffer(init.raw_data, dtype="<f4").reshape(tuple(init.dims))
+    converted: np.ndarray = numpy_helper.to_array(init)
+    return converted
+
+
 class _Runner:
     def __init__(self, fusion_map: FusionMap, model: SourceModel, sessions: SessionCache) -> None:
         self.fusion_map, self.model, self.sessions = fusion_map, model, sessions
@@ -95,9 +106,7 @@ class _Runner:
         if name not in self.model.initializers:
             return None
         if name not in self._weights:
-            from onnx import numpy_helper
-
-            self._weights[name] = numpy_helper.to_array(self.model.initializers[name])
+            self._weights[name] = _initializer_array(self.model.initializers[name])
         return self._weights[name]
 
     def op_locals(self, op: Op, outputs: Sequence[CompareRow], path: Optional[str]) -> List[LocalError]:
