@@ -11,7 +11,7 @@ from opdiff.graph import FusionMap, InputRef, Op
 from opdiff.isolate.source_model import SourceModel
 
 # Ops a device graph inserts that change a tensor's dtype or layout, not its values' meaning.
-PASS_THROUGH_TYPES = frozenset({"Cast", "TransData", "TransDataRNN", "TransposeD", "Identity"})
+PASS_THROUGH_TYPES = frozenset({"Cast", "TransData", "TransDataRNN", "Identity"})
 
 
 @dataclass(frozen=True)
