@@ -33,7 +33,7 @@ def runs(tmp_path_factory):
         "fp16": dump_onnx(model, folder / "fp16", feeds, fp16, name=MODEL),
         "faulty": dump_onnx(model, folder / "faulty", feeds,
                             DumpOptions(fusion=True, precision=Precision.FP16, layout="NC1HWC0",
-                                        fault=(convs[len(convs) // 2], 3.0)), name=MODEL),
+                                        faults=((convs[len(convs) // 2], 3.0),)), name=MODEL),
         "fused": dump_onnx(model, folder / "fused", feeds, DumpOptions(fusion=True), name=MODEL),
         "unfused": dump_onnx(model, folder / "unfused", feeds, DumpOptions(kind=OutputKind.DEVICE), name=MODEL),
         "faulty_node": convs[len(convs) // 2],

@@ -131,11 +131,11 @@ def test_injected_fault_breaks_only_the_faulty_op(tmp_path):
     from opdiff.producers.fault_injection import parse_fault
 
     golden = dump_onnx(conv_bn_relu_model(), tmp_path / "g", {"x": X})
-    faulty = dump_onnx(conv_bn_relu_model(), tmp_path / "f", {"x": X}, DumpOptions(precision=Precision.FP16, fault=parse_fault("conv=3")))
+    faulty = dump_onnx(conv_bn_relu_model(), tmp_path / "f", {"x": X}, DumpOptions(precision=Precision.FP16, faults=(parse_fault("conv=3"),)))
     assert "fault injected: node conv weights x3 (a quarter of the output channels)" in faulty.notes
     gold = index_folder(golden.tensor_folder)
     conv = dump_of(faulty, "conv")
     assert opdiff.metrics(conv.inputs[0].to_numpy(), np.load(gold.newest("x.0").path)).cosine_similarity > 0.9999
     assert opdiff.metrics(conv.outputs[0].to_numpy(), np.load(gold.newest("conv.0").path)).cosine_similarity < 0.99
     with pytest.raises(ValueError, match="no node 'nope'"):
-        dump_onnx(conv_bn_relu_model(), tmp_path / "n", {"x": X}, DumpOptions(fault=("nope", 2.0)))
+        dump_onnx(conv_bn_relu_model(), tmp_path / "n", {"x": X}, DumpOptions(faults=(("nope", 2.0),)))

@@ -21,15 +21,20 @@ import math
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from opdiff.advisor.isolation_findings import isolation_findings
 from opdiff.graph import FusionMap
 from opdiff.numerics.overflow import largest_magnitude, overflows, special_values
 from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.isolation import error_measure, is_isolated_report, local_judge
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import Verdict, VerdictLike, is_negligible, network_scale
 
 # An op whose output error is at most this many times its inputs' error only passes error on.
 DRIFT_GROWTH = 4.0
+# What settles a guess from dumps alone (docs/isolating-an-op.md).
+SETTLE_IT = ("To settle it, re-run every op alone on the device's own inputs: add --isolate SOURCE.onnx (the model the "
+             "device model was converted from) to this opdiff compare command.")
 
 
 def op_of(row: CompareRow) -> str:
@@ -66,13 +71,8 @@ def _norm(row: CompareRow) -> float:
 
 
 def _error(row: CompareRow) -> float:
-    """The error measure the advisor compares across ops: 1 - cosine for direction, and for magnitude
-    NormRatioError^2 / 2, its equivalent in those units (an error of relative norm e costs the cosine
-    about e^2 / 2), whichever is larger."""
-    cosine, norm = _cos(row), _norm(row)
-    if math.isnan(cosine) or math.isnan(norm):
-        return 1.0
-    return max(0.0, 1.0 - cosine, min(norm, 1.0) ** 2 / 2)
+    """The advisor's error measure of a row (results.isolation.error_measure)."""
+    return error_measure(row.metrics)
 
 
 @dataclass
@@ -195,15 +195,14 @@ def _first_divergence(ctx: _Context) -> Optional[Finding]:
         return Finding(
             FindingKind.CULPRIT, start, out_row.tensor_index, out_row.index, evidence,
             f"{received} produces an output that does not match: the op itself is most likely wrong. Check its "
-            "implementation (precision mode, fusion pattern, operator version), e.g. by running it alone on the golden "
-            "inputs.",
+            "implementation (precision mode, fusion pattern, operator version). " + SETTLE_IT,
             chain,
         )
     return Finding(
         FindingKind.ACCUMULATED_DRIFT, start, out_row.tensor_index, out_row.index, evidence,
         "No single op stands out: each op passes on slightly more error than it receives, until the threshold is "
         "crossed here. Look at precision settings of the whole path (fp16 accumulation, mixed precision lists) "
-        "rather than at this op.",
+        "rather than at this op. " + SETTLE_IT,
         chain,
     )
 
@@ -262,10 +261,18 @@ def advise(
     judge = report.verdict(verdict)
     ctx = _Context(_one_run(report, judge), fusion_map, judge, tuple(ignore_ops))
     findings: List[Finding] = []
-    for step in (_input_mismatch, _overflow, _first_divergence):
+    for step in (_input_mismatch, _overflow):
         found = step(ctx)
         if found is not None:
             findings.append(found)
+    isolated = isolation_findings(ctx.rows, ctx.fails, local_judge(report)) if is_isolated_report(report) else []
+    if any(f.kind in (FindingKind.CULPRIT, FindingKind.INHERITED, FindingKind.AMPLIFIED) for f in isolated):
+        findings += isolated
+    else:  # no isolation, or none of the failing ops could be isolated: the guess from dumps alone
+        findings += [f for f in isolated if f.kind is FindingKind.WEIGHT_MISMATCH]
+        divergence = _first_divergence(ctx)
+        if divergence is not None:
+            findings.append(divergence)
     findings += _constant_outputs(ctx)
     end_to_end = _verdict(ctx)
     if end_to_end is not None:

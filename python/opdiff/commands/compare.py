@@ -62,6 +62,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="also write one CSV line per element ({prefix}_{start}.csv; huge for big tensors)")
     single.add_argument("--ignore_single_op_result", "--ignore-single-op-result", action="store_true",
                         help="the reference's flag to skip the per-element CSVs; opdiff skips them unless --element-csv")
+    parser.add_argument("--isolate", metavar="MODEL",
+                        help="re-run each op alone on the device's own inputs through MODEL, the source .onnx the device "
+                        "model was converted from (needs -f and pip install \"opdiff[onnx]\"); writes isolation_<timestamp>.csv "
+                        "and the advisor tells a culprit from what it inherited (docs/isolating-an-op.md)")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--all", dest="all_occurrences", action="store_true",
                         help="compare every dump of an op (an op run several times in one step), not only the newest; "
@@ -104,10 +108,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.op is not None:
         from opdiff.commands.single_op import run_single_op
 
+        if args.isolate is not None:
+            print_error(f"{args.isolate}: --isolate compares every op: it does not combine with -op", errors)
+            return ExitCode.BAD_INPUT
         return run_single_op(args)
     from opdiff.commands.compare_runs import run_many, wants_many_runs
 
     if wants_many_runs(args):  # a dump tree, a folder of rules or --scheduler
+        if args.isolate is not None:
+            print_error(f"{args.isolate}: --isolate applies to one comparison, not to a plan of many runs", errors)
+            return ExitCode.BAD_INPUT
         return run_many(args)
     try:
         formats = parse_report_formats(args.report)
@@ -125,6 +135,9 @@ def _run(args: argparse.Namespace) -> int:
         quant_rule = read_graph(args.quant_fusion_rule_file) if args.quant_fusion_rule_file else None
         last_id = max((op.id for op in fusion_rule.ops), default=0) if fusion_rule else 0
         ids = parse_ids(args.range, args.select, last_id)
+        from opdiff.commands.compare_isolate import check_isolate_args
+
+        source_model = check_isolate_args(args, fusion_rule)
         args.output.mkdir(parents=True, exist_ok=True, mode=0o700)
         if args.map:
             return write_mapping(args, fusion_rule, close_rule, quant_rule, ids)
@@ -144,6 +157,13 @@ def _run(args: argparse.Namespace) -> int:
             max_elements=args.max_cmp_size,
             all_occurrences=args.all_occurrences,
         )
+        if source_model is not None and fusion_rule is not None:
+            from opdiff.commands.compare_isolate import run_isolation
+            from opdiff.results.protocol import ResultFamily
+
+            if report.family is not ResultFamily.TENSOR:
+                raise ValueError(f"{args.isolate}: --isolate needs full dumps on both sides, not statistics dumps")
+            run_isolation(report, args, fusion_rule, source_model, Console())
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT

@@ -39,6 +39,12 @@ def _show_tensors(report: Any, console: Console, judge: Any) -> None:
     from opdiff.report.tensor.console import print_report
 
     print_report(report, console, judge, csv_path=str(report.csv_path))
+    from opdiff.results.isolation import is_isolated_report
+
+    if is_isolated_report(report):
+        from opdiff.report.tensor.console import print_local_failures
+
+        print_local_failures(report, console)
 
 
 def _advise_tensors(report: Any, fusion_rule: Optional[FusionMap], judge: Any, args: argparse.Namespace) -> List[Finding]:

@@ -43,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="run a QDQ int8 copy (ONNX Runtime static quantization, calibrated on BATCHES seeded random feeds); "
                         "its fusion rule maps to the float model's golden run")
     parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16")
-    parser.add_argument("--fault", metavar="NODE[=SCALE]", help="scale a quarter of NODE's weight channels (default x1.5): a known culprit")
+    parser.add_argument("--fault", action="append", default=[], metavar="NODE[=SCALE]",
+                        help="scale a quarter of NODE's weight channels (default x1.5): a known culprit (repeatable: several faults)")
     parser.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (default: its own choice)")
     parser.set_defaults(run=run)
 
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from opdiff.producers.fault_injection import parse_fault
 
     try:
-        fault = parse_fault(args.fault) if args.fault else None
+        faults = tuple(parse_fault(text) for text in args.fault)
     except ValueError as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     options = DumpOptions(
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         layout=DeviceLayout(args.layout),
         threads=args.threads,
         keep_fp32=tuple(t for t in args.keep_fp32.split(",") if t),
-        fault=fault,
+        faults=faults,
     )
     reference = None
     if args.qdq is not None:

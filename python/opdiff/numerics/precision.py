@@ -25,6 +25,17 @@ from opdiff.numerics.schema import NORM_RATIO_ERROR
 # in int8. docs/metrics.md derives the table from these two numbers and each format's rounding error.
 COSINE_ROUNDINGS = 256
 NORM_ROUNDINGS = 64
+# One op re-run alone on the device's own inputs (--isolate) carries only its own roundings: its
+# weights', its accumulation's, its output's, those of the ops fused into it, and of intermediates
+# larger than its output (an fp16 Softmax rounds x - max(x), whose error the exponential turns into
+# relative error of the probabilities). The cosine's budget is half the end-to-end roundings (1/sqrt(2)
+# of its relative error). The norm moves under unbiased roundings only at second order: what moves
+# it is biased rounding, that of a long reduction accumulated in the device's format (a Softmax's or
+# a mean's sum over a thousand elements), which one op can hold as much of as a whole path; so the
+# norm's budget stays the end-to-end one. A fault (a quarter of a weight's channels x1.5, a 25%
+# relative error) moves one op's output far beyond both.
+LOCAL_COSINE_ROUNDINGS = 128
+LOCAL_NORM_ROUNDINGS = NORM_ROUNDINGS
 # The calibrated int8 step relative to a tensor's RMS: peak / 127 with a peak of 4 RMS (a calibrated
 # range clips the rare outliers beyond it).
 INT8_CREST_FACTOR = 4.0
@@ -47,6 +58,17 @@ class PrecisionRow:
     def norm_ratio(self) -> float:
         """r = rho_r: | ||x|| / ||y|| - 1 | <= ||x - y|| / ||y|| (triangle inequality)."""
         return math.sqrt(NORM_ROUNDINGS) * self.single_rounding
+
+    @property
+    def local_cosine(self) -> float:
+        """The cosine limit of one op's own error (LOCAL_COSINE_ROUNDINGS roundings)."""
+        rho = math.sqrt(LOCAL_COSINE_ROUNDINGS) * self.single_rounding
+        return math.sqrt(1.0 - rho * rho)
+
+    @property
+    def local_norm_ratio(self) -> float:
+        """The NormRatioError limit of one op's own error (LOCAL_NORM_ROUNDINGS roundings)."""
+        return math.sqrt(LOCAL_NORM_ROUNDINGS) * self.single_rounding
 
     @property
     def error_norm(self) -> float:
@@ -119,6 +141,8 @@ __all__ = [
     "FP16_VS_FP32",
     "INT8_CREST_FACTOR",
     "INT8_VS_FLOAT",
+    "LOCAL_COSINE_ROUNDINGS",
+    "LOCAL_NORM_ROUNDINGS",
     "NORM_ROUNDINGS",
     "PRECISION_ROWS",
     "PrecisionRow",

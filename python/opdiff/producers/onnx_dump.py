@@ -71,7 +71,7 @@ class DumpOptions:
     layout: DeviceLayout = DeviceLayout.ND
     threads: int = 0
     keep_fp32: Tuple[str, ...] = ()
-    fault: Optional[Tuple[str, float]] = None  # (node, scale): see fault_injection.scale_weights
+    faults: Tuple[Tuple[str, float], ...] = ()  # (node, scale) each: see fault_injection.scale_weights
 
     def resolved_kind(self) -> OutputKind:
         if self.kind is not OutputKind.AUTO:
@@ -136,9 +136,9 @@ def dump_onnx(
     kind = options.resolved_kind()
 
     rewritten, inputs_of_rewritten = prepared.model, prepared.input_names
-    if options.fault is not None:
-        rewritten = scale_weights(rewritten, *options.fault)
-        notes.append(f"fault injected: node {options.fault[0]} weights x{options.fault[1]:g} (a quarter of the output channels)")
+    for node, scale in options.faults:
+        rewritten = scale_weights(rewritten, node, scale)
+        notes.append(f"fault injected: node {node} weights x{scale:g} (a quarter of the output channels)")
     if options.fusion:
         t = time.perf_counter()
         rewritten = prepare_model(optimize_model(rewritten, options.optimization, threads=options.threads)).model

@@ -59,3 +59,8 @@ def run_advisor_summary_name(label: str) -> str:
 def runs_summary_file_name(stamp: str) -> str:
     """``summary_{stamp}.json``, across the runs of a many-run comparison."""
     return f"summary_{stamp}.json"
+
+
+def isolation_file_name(now: Optional[datetime] = None) -> str:
+    """``isolation_<YYYYmmddHHMMSS>.csv``: each op's own error (``opdiff compare --isolate``)."""
+    return f"isolation_{timestamp(now)}.csv"

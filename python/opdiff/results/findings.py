@@ -15,6 +15,10 @@ class FindingKind(str, Enum):
     OVERFLOW = "overflow"
     CULPRIT = "culprit op"
     ACCUMULATED_DRIFT = "accumulated drift"
+    # with --isolate (each op re-run alone on the device's own inputs, CompareRow.local):
+    WEIGHT_MISMATCH = "weight mismatch"  # a dumped weight differs from the source model's beyond rounding
+    INHERITED = "inherited error"  # fails end to end, passes locally: the error comes from its inputs
+    AMPLIFIED = "amplified error"  # inherited, and the op amplifies the error it receives (x4 or more)
     CONSTANT_OUTPUT = "constant output"
     VERDICT = "end-to-end verdict"
 

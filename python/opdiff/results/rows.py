@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from opdiff.numerics.values import Metrics
+from opdiff.results.local_error import LocalError
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class CompareRow:
     overflow: Optional[bool] = None
     metrics: Optional[Metrics] = None
     reasons: Tuple[str, ...] = ()
+    # the op's own error (opdiff compare --isolate): the output re-run alone on the device's inputs
+    local: Optional[LocalError] = None
 
     @property
     def compared(self) -> bool:

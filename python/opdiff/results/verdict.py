@@ -176,6 +176,19 @@ class PrecisionVerdict(Verdict):
             return True
         return bool(cosine < limits.cosine or norm > limits.norm_ratio)
 
+    def fails_locally(self, row: CompareRow) -> bool:
+        """Whether the row's own error (``row.local``, from --isolate) exceeds the local limits of
+        its precision row: cosine >= local_cosine and NormRatioError <= local_norm_ratio, unless the
+        difference is negligible at the network's scale. False when the op was not isolated."""
+        m = row.local.metrics if row.local is not None else None
+        if m is None or is_negligible(m, self.scale):
+            return False
+        limits = self.row_of(row)
+        cosine, norm = m.cosine_similarity, m.norm_ratio_error
+        if math.isnan(cosine) or math.isnan(norm):
+            return True
+        return bool(cosine < limits.local_cosine or norm > limits.local_norm_ratio)
+
     def rows_in_use(self, rows: Iterable[CompareRow]) -> List[PrecisionRow]:
         """The precision rows the compared tensors fall under, in table order."""
         used = {self.row_of(row).name for row in rows if row.compared}

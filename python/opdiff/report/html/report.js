@@ -325,6 +325,12 @@
       }
       panel.append(el("h3", { text: "both sides" }), stats);
     }
+    if (r[F.local_verdict] !== null && r[F.local_verdict] !== undefined) {  // --isolate: the op re-run alone
+      panel.append(el("h3", { text: "own error (op re-run alone on the device's inputs)" }));
+      panel.append(table([["local verdict", r[F.local_verdict]], ["local cosine_similarity", fmtFloat(num(r[F.local_cosine_similarity]))],
+        ["local norm_ratio_error", fmtFloat(num(r[F.local_norm_ratio_error]))], ["amplification", fmtFloat(num(r[F.local_amplification]))],
+        ["reason", r[F.local_reason] || "-"]]));
+    }
     const reasons = (r[F.reasons] || []).concat(r[F.notes] || []);
     panel.append(el("h3", { text: "reasons" }), el("p", { class: "reasons", text: reasons.length ? reasons.join("; ") : "none" }));
     const tr = $(`row-${i}`);

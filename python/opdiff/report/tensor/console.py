@@ -17,6 +17,9 @@ from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import Verdict, VerdictLike
 
+# Inherited-error findings printed in full; the others are counted (each is in the JSON report).
+INHERITED_SHOWN = 3
+
 
 def _number(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.6f}"
@@ -87,11 +90,39 @@ def print_report(report: Report, console: Optional[Console] = None, verdict: Ver
         console.print(renderable)
 
 
+def print_local_failures(report: Report, console: Optional[Console] = None, limit: int = 20) -> None:
+    """The ops whose own output fails locally (``--isolate``), in Index order, and how many ops
+    were not isolated."""
+    from opdiff.results.isolation import local_judge, local_verdict
+    from opdiff.results.local_error import LocalVerdict
+
+    console = console or Console()
+    judge = local_judge(report)
+    verdicts = [(row, local_verdict(row, judge)) for row in report.rows]
+    failing = [row for row, verdict in verdicts if verdict is LocalVerdict.FAIL]
+    not_isolated = [row for row, verdict in verdicts if verdict is LocalVerdict.NOT_ISOLATED]
+    isolated = sum(1 for _, verdict in verdicts if verdict in (LocalVerdict.PASS, LocalVerdict.FAIL))
+    console.print(Text(f"isolation: {isolated} outputs run alone on the device's inputs, {len(failing)} fail locally, "
+                       f"{len(not_isolated)} not isolated"))
+    for row in failing[:limit]:
+        m = row.local.metrics if row.local is not None else None
+        assert m is not None
+        console.print(Text(f"  fails locally: {row.tensor_index} (Index {row.index}, {row.op_type}): local cosine "
+                           f"{_number(m.cosine_similarity)}, NormRatioError {_number(m.norm_ratio_error)}"), style="red")
+    if len(failing) > limit:
+        console.print(Text(f"  ... {len(failing) - limit} more in the isolation CSV"))
+
+
 def print_findings(findings: Sequence[Finding], console: Optional[Console] = None) -> None:
     """The advisor's findings, most important first."""
     console = console or Console()
     console.print("[bold]advisor[/]")
+    inherited = 0
     for number, finding in enumerate(findings, start=1):
+        if finding.kind is FindingKind.INHERITED:
+            inherited += 1
+            if inherited > INHERITED_SHOWN:  # every op downstream of a culprit inherits: the first few say it
+                continue
         colour = "green" if finding.kind is FindingKind.VERDICT and "matches" in finding.advice else "red"
         if finding.kind is FindingKind.VERDICT:
             colour = "yellow" if "deviate" in finding.advice else colour
@@ -102,3 +133,6 @@ def print_findings(findings: Sequence[Finding], console: Optional[Console] = Non
             trend = " -> ".join(f"{tensor.op_label} {cos:.4f}" for tensor, cos in finding.chain)
             console.print(f"     cosine along the path: {trend}", highlight=False)
         console.print(f"     [italic]{finding.advice}[/]", highlight=False)
+    if inherited > INHERITED_SHOWN:
+        console.print(f"  ... and {inherited - INHERITED_SHOWN} more ops inherit their error (the JSON report lists every finding)",
+                      highlight=False)

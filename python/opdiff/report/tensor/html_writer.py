@@ -38,11 +38,13 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("count", ("metrics", "count")),
 ) + tuple((name, ("metrics", name)) for name in VALUE_FIELDS) + (
     ("notes", ("metrics", "notes")),
-) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y") for stat in SIDE_FIELDS)
+) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y") for stat in SIDE_FIELDS) + tuple(
+    (f"local_{name}", ("local", name)) for name in ("verdict", "cosine_similarity", "norm_ratio_error", "amplification", "reason")
+)  # the local error of --isolate (null without it)
 
 ROW_FIELDS: Tuple[str, ...] = tuple(name for name, _ in _ROW_FIELDS)
 # Stored as positions in data["strings"]: NPUDump and GroundTruth are mostly the same name.
-STRING_FIELDS = ("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype")
+STRING_FIELDS = ("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype", "local_verdict")
 BOOL_FIELDS = ("overflow", "compared", "failing")
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
-from typing import Any, Dict, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from opdiff.numerics.values import Metrics
 from opdiff.report.json_document import json_number, report_envelope, row_identity_json, write_json_document
 from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metric
+from opdiff.results import isolation
 from opdiff.results.findings import Finding
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
@@ -38,8 +39,23 @@ def _metrics_json(m: Metrics, algorithms: Sequence[str]) -> Dict[str, Any]:
     return data
 
 
-def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[str, Any]:
+def local_json(row: CompareRow, verdict: str) -> Dict[str, Any]:
+    """A row's local error (--isolate) as the JSON report holds it."""
+    local = row.local
+    assert local is not None
+    m = local.metrics
     return {
+        "original_ops": list(local.original_ops), "verdict": verdict,
+        "cosine_similarity": json_number(m.cosine_similarity) if m else None,
+        "norm_ratio_error": json_number(m.norm_ratio_error) if m else None,
+        "max_absolute_error": json_number(m.max_absolute_error) if m else None,
+        "amplification": json_number(local.amplification), "reason": local.reason,
+        "weight_mismatches": list(local.weight_mismatches),
+    }
+
+
+def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool, local_verdict: Optional[str] = None) -> Dict[str, Any]:
+    data = {
         **row_identity_json(row),
         "my_dtype": row.my_dtype,
         "my_address": row.my_address,
@@ -52,6 +68,9 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool) -> Dict[
         "reasons": list(row.reasons),
         "metrics": _metrics_json(row.metrics, algorithms) if row.metrics is not None else None,
     }
+    if local_verdict is not None:  # only with --isolate: other reports keep their rows as they were
+        data["local"] = local_json(row, local_verdict)
+    return data
 
 
 def report_json(report: Report, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Dict[str, Any]:
@@ -59,13 +78,18 @@ def report_json(report: Report, findings: Sequence[Finding] = (), verdict: Verdi
     judge = report.verdict(verdict)
     algorithms = list(report.columns.algorithms)
     failing_ids = {id(row) for row in report.failing(judge)}
+    local_judge = isolation.local_judge(report) if isolation.is_isolated_report(report) else None
+
+    def local(row: CompareRow) -> Optional[str]:
+        verdict = isolation.local_verdict(row, local_judge) if local_judge is not None else None
+        return verdict.value if verdict is not None else None
     return {
         **report_envelope(report, SCHEMA_ID),
         "algorithms": algorithms,
         "verdict": judge.name,
         "thresholds": judge.as_json(),
         "summary": report.summary(judge),
-        "rows": [row_json(row, algorithms, id(row) in failing_ids) for row in report.rows],
+        "rows": [row_json(row, algorithms, id(row) in failing_ids, local(row)) for row in report.rows],
         "findings": [
             {"kind": f.kind.value, "op": f.op, "tensor_index": f.tensor_index, "index": f.index, "evidence": f.evidence,
              "advice": f.advice, "chain": [[str(tensor), json_number(cos)] for tensor, cos in f.chain]}
