@@ -29,8 +29,8 @@ from opdiff.producers.fault_injection import scale_weights
 from opdiff.producers.file_names import timestamp_now
 from opdiff.producers.fp16_model import convert_to_fp16
 from opdiff.producers.fusion_rule import build_fusion_rule
-from opdiff.producers.golden_writer import tensor_origins, write_golden
-from opdiff.producers.lineage import recover_lineage
+from opdiff.producers.golden_writer import TensorOrigin, tensor_origins, write_golden
+from opdiff.producers.lineage import Lineage, recover_lineage
 from opdiff.producers.model_prep import file_safe_name, prepare_model
 from opdiff.producers.onnx_runner import Optimization, optimize_model, run_exposing_all, tensor_types
 from opdiff.producers.onnx_support import OnnxModel, require_onnx
@@ -135,20 +135,8 @@ def dump_onnx(
     origins = tensor_origins(golden_side.model, golden_side.input_names)
     kind = options.resolved_kind()
 
-    rewritten, inputs_of_rewritten = prepared.model, prepared.input_names
-    for node, scale in options.faults:
-        rewritten = scale_weights(rewritten, node, scale)
-        notes.append(f"fault injected: node {node} weights x{scale:g} (a quarter of the output channels)")
-    if options.fusion:
-        t = time.perf_counter()
-        rewritten = prepare_model(optimize_model(rewritten, options.optimization, threads=options.threads)).model
-        seconds["optimize"] = time.perf_counter() - t
-    if options.precision is Precision.FP16:
-        # After optimising: ONNX Runtime's CPU optimiser would run an fp16 graph's ops in fp32 and
-        # drop the fp16 rounding between them; converting the fused graph keeps fp16 at every op.
-        converted = convert_to_fp16(rewritten, options.keep_fp32, tensor_types(rewritten))
-        rewritten = converted.model
-        notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    inputs_of_rewritten = prepared.input_names
+    rewritten = _device_model(prepared.model, options, notes, seconds)
     seconds["prepare"] = time.perf_counter() - started - seconds.get("optimize", 0.0)
 
     run = run_exposing_all(rewritten, feeds, threads=options.threads)
@@ -168,13 +156,7 @@ def dump_onnx(
         mapped = lineage.mapped_share
         device_files, write_notes = write_device_dumps(tensor_folder, rewritten, run.tensors, lineage, timestamp, options.layout)
         count = len(device_files)
-        from opdiff.graph import write_atc_json
-
-        fusion_map = build_fusion_rule(name, rewritten, inputs_of_rewritten, lineage, origins, run.tensors)
-        fusion_rule = write_atc_json(fusion_map, out / FUSION_RULE)
-        notes += quant_filter_notes(fusion_map)
-        if lineage.unassigned:
-            notes.append(f"{len(lineage.unassigned)} original nodes vanished without a surviving consumer: {', '.join(lineage.unassigned[:10])}")
+        fusion_rule = _write_fusion_rule(out / FUSION_RULE, name, rewritten, inputs_of_rewritten, lineage, origins, run.tensors, notes)
     seconds["write"] = time.perf_counter() - t
     notes += write_notes
     model_path = _save_model(rewritten, out / "model.onnx")
@@ -182,6 +164,37 @@ def dump_onnx(
     result = DumpResult(out, kind, tensor_folder, count, fusion_rule, model_path, timestamp, len(rewritten.graph.node), mapped, seconds, notes)
     _write_manifest(out / "manifest.json", result, options, name)
     return result
+
+
+def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str], seconds: Dict[str, float]) -> OnnxModel:
+    """The model as the device run computes it: the faults injected, fused (ONNX Runtime's
+    optimiser), then converted to fp16, as `options` ask; adds what it did to `notes`."""
+    for node, scale in options.faults:
+        model = scale_weights(model, node, scale)
+        notes.append(f"fault injected: node {node} weights x{scale:g} (a quarter of the output channels)")
+    if options.fusion:
+        t = time.perf_counter()
+        model = prepare_model(optimize_model(model, options.optimization, threads=options.threads)).model
+        seconds["optimize"] = time.perf_counter() - t
+    if options.precision is Precision.FP16:
+        # After optimising: ONNX Runtime's CPU optimiser would run an fp16 graph's ops in fp32 and
+        # drop the fp16 rounding between them; converting the fused graph keeps fp16 at every op.
+        converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model))
+        model = converted.model
+        notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    return model
+
+
+def _write_fusion_rule(path: Path, name: str, model: OnnxModel, inputs: Mapping[str, str], lineage: Lineage,
+                       origins: Mapping[str, TensorOrigin], tensors: Mapping[str, np.ndarray], notes: List[str]) -> Path:
+    """The device run's fusion rule as atc JSON; adds the quant-filter and lineage notes to `notes`."""
+    from opdiff.graph import write_atc_json
+
+    fusion_map = build_fusion_rule(name, model, inputs, lineage, origins, tensors)
+    notes += quant_filter_notes(fusion_map)
+    if lineage.unassigned:
+        notes.append(f"{len(lineage.unassigned)} original nodes vanished without a surviving consumer: {', '.join(lineage.unassigned[:10])}")
+    return write_atc_json(fusion_map, path)
 
 
 def quant_filter_notes(fusion_map: FusionMap) -> List[str]:
