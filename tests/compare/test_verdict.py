@@ -18,19 +18,10 @@ import pytest
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.graph import read_graph
+from opdiff.numerics.precision import BF16_VS_FP32, FP8_VS_FLOAT, FP16_VS_FP32, INT8_VS_FLOAT, PRECISION_ROWS, precision_row
 from opdiff.results.findings import FindingKind
 from opdiff.results.rows import CompareRow, TensorId
-from opdiff.results.verdict import (
-    BF16_VS_FP32,
-    FP8_VS_FLOAT,
-    FP16_VS_FP32,
-    INT8_VS_FLOAT,
-    PRECISION_ROWS,
-    PrecisionVerdict,
-    Threshold,
-    ThresholdVerdict,
-    precision_row,
-)
+from opdiff.results.verdict import PrecisionVerdict, Threshold, ThresholdVerdict
 from opdiff.testing.verdict_network import TINY_BRANCH, Fault, FaultKind, Precision, write_verdict_case
 from tests.support.child_env import child_env
 

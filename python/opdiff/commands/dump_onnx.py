@@ -14,7 +14,7 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
-from opdiff.commands.errors import print_error, print_note
+from opdiff.commands.errors import command_failure, print_note
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -54,12 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     from opdiff.producers import MissingOnnxError, require_onnx
 
-    errors = Console(stderr=True)
-
-    def fail(message: str, code: int) -> int:
-        print_error(message, errors, prefix="opdiff dump-onnx: error: ")
-        return code
-
+    fail = command_failure("dump-onnx")
     try:
         require_onnx()
     except MissingOnnxError as error:

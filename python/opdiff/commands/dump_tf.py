@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
-from opdiff.commands.errors import print_error, print_note
+from opdiff.commands.errors import command_failure, print_note
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -39,12 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     from opdiff.producers import MissingTensorFlowError, require_tensorflow
 
-    errors = Console(stderr=True)
-
-    def fail(message: str, code: int) -> int:
-        print_error(message, errors, prefix="opdiff dump-tf: error: ")
-        return code
-
+    fail = command_failure("dump-tf")
     try:
         require_tensorflow()
     except MissingTensorFlowError as error:

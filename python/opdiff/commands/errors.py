@@ -8,7 +8,7 @@ and a script or a test that reads the output gets the message whole at any ``COL
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from rich.console import Console
 from rich.text import Text
@@ -38,3 +38,15 @@ def print_note(message: str, console: Console, *, label: str = "note: ", style: 
     ['  skipped: a.csv: statistics of an op execution that also has a full dump']
     """
     console.print(Text.assemble((label, style), message), soft_wrap=True, highlight=False)
+
+
+def command_failure(command: str) -> Callable[[str, int], int]:
+    """``fail(message, code)`` for `command`: prints ``opdiff COMMAND: error: message`` on stderr
+    and returns `code`, for a command's run function to return."""
+    errors = Console(stderr=True)
+
+    def fail(message: str, code: int) -> int:
+        print_error(message, errors, prefix=f"opdiff {command}: error: ")
+        return code
+
+    return fail

@@ -18,19 +18,11 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-# The precision rows live with the rounding model they come from; named here as before.
+# The precision rows live with the rounding model they come from (numerics/precision.py).
 from opdiff.numerics.precision import (
-    BF16_NPU_VS_NPU,
-    BF16_VS_FP32,
-    COSINE_ROUNDINGS,
-    FP8_VS_FLOAT,
-    FP16_NPU_VS_NPU,
     FP16_VS_FP32,
-    INT8_CREST_FACTOR,
-    INT8_VS_FLOAT,
-    NORM_ROUNDINGS,
     PRECISION_ROWS,
     PrecisionRow,
     precision_row,
@@ -167,27 +159,25 @@ class PrecisionVerdict(Verdict):
         return row.metrics is not None and is_negligible(row.metrics, self.scale)
 
     def fails(self, row: CompareRow) -> bool:
-        m = row.metrics
-        if m is None or is_negligible(m, self.scale):
-            return False
         limits = self.row_of(row)
-        cosine, norm = m.cosine_similarity, m.norm_ratio_error
-        if math.isnan(cosine) or math.isnan(norm):
-            return True
-        return bool(cosine < limits.cosine or norm > limits.norm_ratio)
+        return self._exceeds(row.metrics, limits.cosine, limits.norm_ratio)
 
     def fails_locally(self, row: CompareRow) -> bool:
         """Whether the row's own error (``row.local``, from --isolate) exceeds the local limits of
         its precision row: cosine >= local_cosine and NormRatioError <= local_norm_ratio, unless the
         difference is negligible at the network's scale. False when the op was not isolated."""
-        m = row.local.metrics if row.local is not None else None
+        limits = self.row_of(row)
+        return self._exceeds(row.local.metrics if row.local is not None else None, limits.local_cosine, limits.local_norm_ratio)
+
+    def _exceeds(self, m: Optional[Metrics], cosine_limit: float, norm_limit: float) -> bool:
+        """Whether `m` fails a cosine and a NormRatioError limit (NaN fails), unless its difference is
+        negligible at the network's scale; False without metrics."""
         if m is None or is_negligible(m, self.scale):
             return False
-        limits = self.row_of(row)
         cosine, norm = m.cosine_similarity, m.norm_ratio_error
         if math.isnan(cosine) or math.isnan(norm):
             return True
-        return bool(cosine < limits.local_cosine or norm > limits.local_norm_ratio)
+        return bool(cosine < cosine_limit or norm > norm_limit)
 
     def rows_in_use(self, rows: Iterable[CompareRow]) -> List[PrecisionRow]:
         """The precision rows the compared tensors fall under, in table order."""
@@ -221,21 +211,7 @@ def as_verdict(value: Union[Verdict, Sequence[Threshold]]) -> Verdict:
 
 
 __all__ = [
-    "BF16_NPU_VS_NPU",
-    "BF16_VS_FP32",
-    "COSINE_ROUNDINGS",
-    "FP8_VS_FLOAT",
-    "FP16_NPU_VS_NPU",
-    "FP16_VS_FP32",
-    "HIGHER_IS_BETTER",
-    "INT8_CREST_FACTOR",
-    "INT8_VS_FLOAT",
-    "METRIC_FIELDS",
-    "NORM_RATIO_ERROR",
-    "NORM_ROUNDINGS",
-    "PRECISION_ROWS",
     "REFERENCE_THRESHOLDS",
-    "PrecisionRow",
     "PrecisionVerdict",
     "Threshold",
     "ThresholdVerdict",
@@ -244,5 +220,4 @@ __all__ = [
     "as_verdict",
     "is_negligible",
     "network_scale",
-    "precision_row",
 ]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from opdiff.numerics.schema import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR
 from opdiff.results.runs_summary import (
     Cell,
     FirstFailure,
@@ -19,7 +20,7 @@ from opdiff.results.runs_summary import (
     RunStatus,
     TensorAcrossRuns,
 )
-from opdiff.results.verdict import HIGHER_IS_BETTER, METRIC_FIELDS, NORM_RATIO_ERROR, ThresholdVerdict, Verdict
+from opdiff.results.verdict import ThresholdVerdict, Verdict
 from opdiff.runs.tree import RunKey
 
 if TYPE_CHECKING:
