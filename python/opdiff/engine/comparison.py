@@ -73,7 +73,8 @@ def compare(
         overflow=overflow_detection,
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns,
-                    quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule), views=TENSOR_VIEWS)
+                    quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule), views=TENSOR_VIEWS,
+                    graph=fusion_rule)
     report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
     engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Protocol, Tuple, Union
 
 from rich.console import Group, RenderableType
 
+from opdiff.graph.fusion_map import FusionMap
 from opdiff.results.columns import CsvColumns
 from opdiff.results.protocol import ResultFamily, no_views, summary_counts
 from opdiff.results.rows import CompareRow
@@ -70,6 +71,8 @@ class Report:
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
+    # the fusion rule the comparison matched through (None: by name): the HTML report draws its graph
+    graph: Optional[FusionMap] = field(default=None, repr=False, compare=False)
     # how it shows itself and writes its CSV (report/tensor/views.py); opdiff.compare hands these over
     views: Optional[TensorViews] = field(default=None, repr=False, compare=False)
     # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
