@@ -29,9 +29,9 @@ from tests.support.child_env import child_env
 
 pytest.importorskip("model_explorer", reason="Model Explorer (the [view] extra, ai-edge-model-explorer) is not installed")
 
-from dacite import Config, from_dict  # noqa: E402  (Model Explorer's own dependency)
-from model_explorer.extension_manager import ExtensionManager  # noqa: E402
-from model_explorer.node_data_builder import GraphNodeData, ModelNodeData  # noqa: E402
+from dacite import Config, from_dict
+from model_explorer.extension_manager import ExtensionManager
+from model_explorer.node_data_builder import GraphNodeData, ModelNodeData
 
 RULE_GRAPH_ID = "opdiff_demo_graph"  # graph[0].name of the demo's rule
 OM_GRAPH_ID = "opdiff_demo"  # the model name of the .om written from it

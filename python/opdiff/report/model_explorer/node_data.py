@@ -94,7 +94,7 @@ def graph_node_data(values: Mapping[str, float], colours: Mapping[str, str], *, 
 
 
 def node_data_documents(report: Report, judge: Verdict, graph: Optional[str],
-                        extra: Mapping[str, Mapping[str, float]] = {}) -> Dict[str, Dict[str, Any]]:
+                        extra: Optional[Mapping[str, Mapping[str, float]]] = None) -> Dict[str, Dict[str, Any]]:
     """The node-data documents by metric. `extra` adds metrics by name (op name -> value): the hook
     for ``local_error``, which compare --isolate supplies once it exists."""
     numbers = op_numbers(report, judge)
@@ -106,7 +106,7 @@ def node_data_documents(report: Report, judge: Verdict, graph: Optional[str],
         "verdict": graph_node_data({n: int(op.verdict) for n, op in numbers.items()}, colours,
                                    thresholds=VERDICT_THRESHOLDS),
     }
-    for metric, values in extra.items():
+    for metric, values in (extra or {}).items():
         per_metric[metric] = graph_node_data({n: v for n, v in values.items() if n in colours and not math.isnan(v)},
                                              colours)
     if graph is None:
