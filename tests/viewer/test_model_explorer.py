@@ -24,6 +24,8 @@ import pytest
 
 import opdiff
 from opdiff.demo.report import write_case
+from opdiff.testing.ge_graph_dumps import write_ge_graph_dumps
+from opdiff.testing.model_defs import model_def_from_fusion_map
 from opdiff.testing.om_writer import write_fusion_map_om
 from tests.support.child_env import child_env
 
@@ -68,7 +70,7 @@ def _node_data_files(out: Path) -> List[Path]:
     return sorted(out.glob("*.node_data.json"))
 
 
-def test_extension_manager_loads_opdiff_viewer_and_converts_the_demo(case: Dict[str, Path]) -> None:
+def test_extension_manager_loads_opdiff_viewer_and_converts_the_demo_and_ge_dumps(case: Dict[str, Path]) -> None:
     manager = ExtensionManager(["opdiff.viewer"])
     manager.load_extensions()
     assert "opdiff_adapter" in [ext["id"] for ext in manager.get_extensions_metadata()]
@@ -90,6 +92,19 @@ def test_extension_manager_loads_opdiff_viewer_and_converts_the_demo(case: Dict[
             outputs = [{kv["key"]: kv["value"] for kv in item["attrs"]} for item in node["outputsMetadata"]]
             assert [(o["dtype"], o["layout"], o["shape"]) for o in outputs] == \
                 [(d.dtype, d.origin_format, str(list(d.origin_shape or ()))) for d in op.output_descs]
+    # GE graph dumps of the same model: the same nodes, named by the model (the ge_onnx form records
+    # no model name: by its first graph); compare with one as the rule keys its node data the same way
+    proto, onnx_form = write_ge_graph_dumps(case["om"].parent / "ge", model_def_from_fusion_map(rule), stages=("Build",))
+    for dump, graph_id in ((proto, OM_GRAPH_ID), (onnx_form, RULE_GRAPH_ID)):
+        graph = _convert(manager, dump)
+        assert graph["id"] == graph_id, dump.name
+        assert [node["id"] for node in graph["nodes"]] == [op.name for op in rule.ops]
+        out = dump.parent / f"out-{dump.stem}"
+        done = _opdiff("compare", "-m", str(case["npu"]), "-g", str(case["golden"]), "-f", str(dump), "-out", str(out),
+                       "--report", "model-explorer", cwd=dump.parent)
+        assert done.returncode == 0, done.stderr
+        (verdict,) = out.glob("*.verdict.node_data.json")
+        assert list(json.loads(verdict.read_text())) == [graph_id]
     fused = nodes["block2/relu1_fused"]
     assert {kv["key"]: kv["value"] for kv in fused["attrs"]}["original ops"] == "block2/conv1, block2/bn1, block2/relu1"
 

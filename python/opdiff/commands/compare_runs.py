@@ -85,7 +85,8 @@ def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], 
 
     formats = parse_report_formats(args.report)
     refused = [flag for flag, given in (("-advisor", args.advisor), ("-map", args.map), ("-r/-s", args.range or args.select),
-                                        ("--report xlsx", "xlsx" in formats)) if given]
+                                        ("--report xlsx", "xlsx" in formats),
+                                        ("--report model-explorer", "model-explorer" in formats)) if given]
     if refused:
         raise ValueError(f"{', '.join(refused)}: not with many runs; compare one run for that (-m RUN)")
     check_common_flags(args)
