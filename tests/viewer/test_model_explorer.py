@@ -17,6 +17,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
@@ -149,11 +150,11 @@ def _get(url: str) -> Tuple[int, bytes]:
         return response.status, response.read()
 
 
-@pytest.fixture
-def view_server(case: Dict[str, Path]) -> Iterator[Tuple[str, subprocess.Popen[str]]]:
-    """`opdiff view OUT --no-browser` on a free port of 127.0.0.1, until it answers; stopped with Ctrl-C."""
+@contextmanager
+def _serving(*args: str) -> Iterator[Tuple[str, subprocess.Popen[str]]]:
+    """`opdiff view ARGS --no-browser` on a free port of 127.0.0.1, until it answers; stopped with Ctrl-C."""
     port = _free_port()
-    child = subprocess.Popen([sys.executable, "-m", "opdiff", "view", str(case["out"]), "--port", str(port), "--no-browser"],
+    child = subprocess.Popen([sys.executable, "-m", "opdiff", "view", *args, "--port", str(port), "--no-browser"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              env={**os.environ, **child_env(PYTHONUNBUFFERED="1")})
     base = f"http://127.0.0.1:{port}"
@@ -176,6 +177,12 @@ def view_server(case: Dict[str, Path]) -> Iterator[Tuple[str, subprocess.Popen[s
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
+
+
+@pytest.fixture
+def view_server(case: Dict[str, Path]) -> Iterator[Tuple[str, subprocess.Popen[str]]]:
+    with _serving(str(case["out"])) as served:
+        yield served
 
 
 def test_view_answers_on_127_0_0_1_with_the_node_data(case: Dict[str, Path], view_server: Tuple[str, subprocess.Popen[str]]) -> None:
@@ -222,3 +229,22 @@ def test_npu_vs_npu_node_data_is_one_graphs_and_view_asks_for_the_model(case: Di
     assert verdict.results["block2_relu1_fused"].value == 0  # the same dumps on both sides pass
     asked = _opdiff("view", str(out), "--no-browser", cwd=tmp_path)
     assert asked.returncode == 2 and "name the graph with --model" in asked.stderr
+
+
+def test_view_shows_the_source_onnx_model_through_model_explorer_onnx(case: Dict[str, Path], tmp_path: Path) -> None:
+    pytest.importorskip("model_explorer_onnx", reason="model-explorer-onnx (the [view] extra) is not installed")
+    from onnx import TensorProto, helper, save
+
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="stem/relu")], "source",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    model = tmp_path / "model.onnx"
+    save(helper.make_model(graph), str(model))
+    with _serving(str(case["out"]), "--model", str(model)) as (base, _):
+        command = {"extensionId": "onnx_adapter", "cmdId": "convert", "modelPath": str(model), "settings": {},
+                   "deleteAfterConversion": False}
+        _, body = _get(f"{base}/api/v1/send_command?json={urllib.parse.quote(json.dumps(command))}")
+        response = json.loads(body)
+        assert "error" not in response, response
+        graphs = response.get("graphs") or [g for c in response["graphCollections"] for g in c["graphs"]]
+        assert "Relu" in [node["label"] for g in graphs for node in g["nodes"]]

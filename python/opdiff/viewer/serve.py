@@ -16,6 +16,7 @@ from opdiff.viewer import ADAPTER_ID, EXTENSION_MODULE
 INSTALL_HINT = ('opdiff view needs Model Explorer: pip install "opdiff[view]" (ai-edge-model-explorer; '
                 "its adapter wheel is built for x86-64 only)")
 ONNX_EXTENSION = "model_explorer_onnx"  # model-explorer-onnx: Model Explorer's ONNX adapter
+ONNX_ADAPTER_ID = "onnx_adapter"  # its adapter's id (named, since its file extensions overlap opdiff's: json)
 
 
 @dataclass
@@ -84,7 +85,7 @@ def serve(model: Path, node_data: Sequence[Path], *, host: str, port: int, open_
     extensions = [EXTENSION_MODULE]
     if model.suffix.lower() == ".onnx":
         extensions.append(ONNX_EXTENSION)
-        config.add_model_from_path(str(model))
+        config.add_model_from_path(str(model), adapterId=ONNX_ADAPTER_ID)
     else:
         config.add_model_from_path(str(model), adapterId=ADAPTER_ID)
     for path in node_data:
