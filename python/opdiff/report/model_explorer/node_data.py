@@ -35,6 +35,7 @@ from opdiff.results.verdict import Verdict
 SIDECAR_SUFFIX = ".model_explorer.json"
 NODE_DATA_SUFFIX = ".node_data.json"
 SIDECAR_SCHEMA = "opdiff-model-explorer/1"
+ONNX_INFIX = ".onnx"  # {result stem}.onnx.{metric}.node_data.json: node data keyed by ONNX node names (--isolate)
 
 
 class OpVerdict(IntEnum):
@@ -122,6 +123,10 @@ def sidecar_path(stem_path: Path) -> Path:
 def write_model_explorer_node_data(report: Report, path: Path, findings: Sequence[Finding], verdict: Verdict) -> Path:
     """Write the node-data files of `report` beside `path` (``{result stem}.model-explorer``), then the
     record naming them and the rule; returns the record's path."""
+    # compare --isolate (built on its own branch) plugs in here: its local errors by op name go to
+    # node_data_documents(..., extra={"local_error": ...}), and node data keyed by the ONNX node names
+    # is written the same way as {result stem}.onnx.{metric}.node_data.json (ONNX_INFIX), listed in the
+    # record under "onnx_node_data"; opdiff view already loads every *.node_data.json of the folder.
     stem_path = path.with_suffix("")
     rule = report.graph
     kind = rule_kind(rule) if rule is not None else None
