@@ -52,6 +52,9 @@ NOT_RUN_BLOCKS = {
     ("docs/scenario-fusion.md", "device", "opdiff compare -m on/ -g off/ -f resnet50.om -cf resnet50_nofusion.om -out results/"),
     ("docs/scenario-quantized.md", "device", "opdiff compare -m quant_dump/ -g golden/ -f resnet50_quant.om -q quant_fusion_rule.json -out results/ -advisor"),
     ("docs/migrating-from-msaccucmp.md", "device", "python msaccucmp.py compare -m dump/ -g golden/ -f model.json -out results/ -advisor"),
+    ("docs/model-explorer.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C; open the URL it prints"),
+    ("docs/model-explorer.md", "slow", "model-explorer --extensions=opdiff.viewer   # then open a .om, atc JSON or GE graph dump in its page"),
+    ("docs/cli.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C"),
     ("docs/reliability.md", "slow", "for t in header dump npy om layout; do python bench/fuzz/run.py $t --seconds 600 --corpus corpus-$t; done"),
     ("docs/reliability.md", "slow", "pip install -Cbuild-dir=build/asan -Ccmake.define.OPDIFF_SANITIZE=ON \".[test]\"   # or SKBUILD_CMAKE_DEFINE=OPDIFF_SANITIZE=ON"),
 }

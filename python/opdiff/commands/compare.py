@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="only write mapping_<timestamp>.csv: which files each tensor is compared with (needs -f or -q)")
     parser.add_argument("--report", default="csv", metavar="FORMATS",
                         help="comma-separated report formats beside the console: csv (always written), json, html, xlsx "
-                        "(result_<ts>.<format> beside the CSV; json and html carry the advisor's findings)")
+                        "(result_<ts>.<format> beside the CSV; json and html carry the advisor's findings), model-explorer "
+                        "(Model Explorer node data, result_<ts>.<metric>.node_data.json, for opdiff view)")
     single = parser.add_argument_group("single-op detail (-op)")
     single.add_argument("-op", "--op-name", dest="op", metavar="NAME",
                         help="detail of one op's tensor instead of the whole network: top-N worst elements, histogram, files")

@@ -86,6 +86,8 @@ def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], 
     from opdiff.runs.task import CompareOptions
 
     formats = parse_report_formats(args.report)
+    if "model-explorer" in formats:
+        raise ValueError("--report model-explorer: not with many runs (node data is per graph); compare one run for that (-m RUN)")
     if "xlsx" in formats:
         from opdiff.report.tensor.xlsx_writer import require_xlsxwriter
 

@@ -1,11 +1,12 @@
-"""The report formats a comparison can write beside its result CSV (``--report csv,json,html,xlsx``),
-and the writer of each, per result family, in one table."""
+"""The report formats a comparison can write beside its result CSV (``--report csv,json,html,xlsx``,
+``model-explorer``), and the writer of each, per result family, in one table."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence
 
+from opdiff.report.model_explorer.node_data import write_model_explorer_node_data
 from opdiff.report.statistics.html_writer import write_statistics_html
 from opdiff.report.statistics.json_writer import write_statistics_json
 from opdiff.report.tensor.html_writer import write_html_report
@@ -14,15 +15,17 @@ from opdiff.report.tensor.xlsx_writer import write_xlsx_report
 from opdiff.results.findings import Finding
 from opdiff.results.protocol import Result, ResultFamily
 
-REPORT_FORMATS = ("csv", "json", "html", "xlsx")
+REPORT_FORMATS = ("csv", "json", "html", "xlsx", "model-explorer")
 
 # (result, path, findings, verdict) -> path; the result and verdict are those of the writer's family
 Writer = Callable[[Any, Path, Sequence[Finding], Any], Path]
 
 # The CSV is written as rows come (compare(csv=...)); these follow it, named after it. A statistics
-# report has no xlsx form.
+# report has no xlsx form; model-explorer writes node-data files named after it and the record of them
+# ({result stem}.model_explorer.json), whose path it returns.
 WRITERS: Dict[ResultFamily, Dict[str, Writer]] = {
-    ResultFamily.TENSOR: {"json": write_json_report, "html": write_html_report, "xlsx": write_xlsx_report},
+    ResultFamily.TENSOR: {"json": write_json_report, "html": write_html_report, "xlsx": write_xlsx_report,
+                          "model-explorer": write_model_explorer_node_data},
     ResultFamily.STATISTICS: {"json": write_statistics_json, "html": write_statistics_html},
 }
 

@@ -71,10 +71,11 @@ class Report:
     notes: List[str] = field(default_factory=list)
     csv_path: Optional[Path] = None  # where compare(csv=...) wrote the rows
     quantized: bool = False  # my side is a quantized model (the verdict's int8 row)
+    # the fusion rule the comparison matched through (None: by name): the HTML report and the Model
+    # Explorer node data draw its graph
+    graph: Optional[FusionMap] = field(default=None, repr=False, compare=False)
     # how it shows itself and writes its CSV (report/tensor/views.py); opdiff.compare hands these over
     views: Optional[TensorViews] = field(default=None, repr=False, compare=False)
-    # the fusion rule the comparison matched through (None: by name): the HTML report draws its graph
-    graph: Optional[FusionMap] = field(default=None, repr=False, compare=False)
     # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
     # asks for the failing rows, the worst and the first failure, each under the same verdict
     _judged: Optional[Tuple[Verdict, List[CompareRow], List[bool]]] = field(

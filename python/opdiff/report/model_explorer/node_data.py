@@ -1,0 +1,149 @@
+"""``--report model-explorer``: Model Explorer node-data files of a comparison, one per metric, as
+``{result stem}.{metric}.node_data.json`` beside the result CSV, and ``{result stem}.model_explorer.json``
+recording the rule the comparison used (``opdiff view`` loads that graph when no --model is given).
+
+A node-data file is Model Explorer's own JSON (``model_explorer.node_data_builder``): per graph id,
+``results`` keyed by node id, each a number (0.1.x takes numbers only) and the background colour of
+the op's verdict. Node ids are the NPU op names, as opdiff.viewer names the nodes. Without a rule
+(NPU vs NPU by name) there is no graph id: the file is a single graph's node data, which Model
+Explorer applies to the graph it shows.
+
+Per op (an op's rows are its input and output tensors, every run under ``--all``):
+
+* ``cosine``: the lowest CosineSimilarity of its compared tensors; ``norm_ratio_error``: the highest
+  NormRatioError. A NaN is left out (JSON has none): the verdict shows the op failing.
+* ``verdict``: 0 pass, 1 fail (any compared tensor fails), 2 not compared (none was), coloured by
+  its thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+from opdiff.fileio.atomic import RESULT_MODE, write_text
+from opdiff.report.model_explorer.graph_id import graph_id, rule_kind
+from opdiff.results.findings import Finding
+from opdiff.results.rows import CompareRow
+from opdiff.results.tensor_report import Report
+from opdiff.results.verdict import Verdict
+
+SIDECAR_SUFFIX = ".model_explorer.json"
+NODE_DATA_SUFFIX = ".node_data.json"
+SIDECAR_SCHEMA = "opdiff-model-explorer/1"
+ONNX_INFIX = ".onnx"  # {result stem}.onnx.{metric}.node_data.json: node data keyed by ONNX node names (--isolate)
+
+
+class OpVerdict(IntEnum):
+    """An op's verdict as a node-data value."""
+
+    PASS = 0
+    FAIL = 1
+    NOT_COMPARED = 2
+
+
+COLOURS = {OpVerdict.PASS: "#a5d6a7", OpVerdict.FAIL: "#ef9a9a", OpVerdict.NOT_COMPARED: "#e0e0e0"}
+
+# Model Explorer colours a value v by the first threshold with v <= value.
+VERDICT_THRESHOLDS = [{"value": int(verdict), "bgColor": colour} for verdict, colour in COLOURS.items()]
+
+
+@dataclass(frozen=True)
+class OpNumbers:
+    """What the node data says of one NPU op."""
+
+    verdict: OpVerdict
+    cosine: Optional[float]
+    norm_ratio_error: Optional[float]
+
+
+def op_verdict(rows: Sequence[CompareRow], judge: Verdict) -> OpVerdict:
+    """Fail when any compared tensor fails, pass when every compared one passes."""
+    compared = [row for row in rows if row.compared]
+    if not compared:
+        return OpVerdict.NOT_COMPARED
+    return OpVerdict.FAIL if any(judge.fails(row) for row in compared) else OpVerdict.PASS
+
+
+def _finite(values: List[float]) -> List[float]:
+    return [value for value in values if not math.isnan(value)]
+
+
+def op_numbers(report: Report, judge: Verdict) -> Dict[str, OpNumbers]:
+    """Each op's numbers, by op name, in row (Index) order."""
+    rows_of: Dict[str, List[CompareRow]] = {}
+    for row in report.rows:
+        rows_of.setdefault(row.tensor.op, []).append(row)
+    numbers = {}
+    for name, rows in rows_of.items():
+        metrics = [row.metrics for row in rows if row.metrics is not None]
+        cosines = _finite([m.cosine_similarity for m in metrics])
+        norms = _finite([m.norm_ratio_error for m in metrics])
+        numbers[name] = OpNumbers(op_verdict(rows, judge), min(cosines, default=None), max(norms, default=None))
+    return numbers
+
+
+def graph_node_data(values: Mapping[str, float], colours: Mapping[str, str], *, thresholds: Sequence[Mapping[str, Any]] = ()
+                    ) -> Dict[str, Any]:
+    """One graph's node data (``GraphNodeData``): a result per node, a number with its colour."""
+    results = {node: {"value": value, "bgColor": colours[node]} for node, value in values.items()}
+    return {"results": results, "thresholds": list(thresholds)}
+
+
+def node_data_documents(report: Report, judge: Verdict, graph: Optional[str],
+                        extra: Optional[Mapping[str, Mapping[str, float]]] = None) -> Dict[str, Dict[str, Any]]:
+    """The node-data documents by metric. `extra` adds metrics by name (op name -> value): the hook
+    for ``local_error``, which compare --isolate supplies once it exists."""
+    numbers = op_numbers(report, judge)
+    colours = {name: COLOURS[op.verdict] for name, op in numbers.items()}
+    per_metric: Dict[str, Dict[str, Any]] = {
+        "cosine": graph_node_data({n: op.cosine for n, op in numbers.items() if op.cosine is not None}, colours),
+        "norm_ratio_error": graph_node_data(
+            {n: op.norm_ratio_error for n, op in numbers.items() if op.norm_ratio_error is not None}, colours),
+        "verdict": graph_node_data({n: int(op.verdict) for n, op in numbers.items()}, colours,
+                                   thresholds=VERDICT_THRESHOLDS),
+    }
+    for metric, values in (extra or {}).items():
+        per_metric[metric] = graph_node_data({n: v for n, v in values.items() if n in colours and not math.isnan(v)},
+                                             colours)
+    if graph is None:
+        return per_metric
+    return {metric: {graph: document} for metric, document in per_metric.items()}
+
+
+def sidecar_path(stem_path: Path) -> Path:
+    """Where the record of a result's node data goes: ``{result stem}.model_explorer.json``."""
+    return stem_path.with_name(stem_path.name + SIDECAR_SUFFIX)
+
+
+def write_model_explorer_node_data(report: Report, path: Path, findings: Sequence[Finding], verdict: Verdict) -> Path:
+    """Write the node-data files of `report` beside `path` (``{result stem}.model-explorer``), then the
+    record naming them and the rule; returns the record's path."""
+    # compare --isolate (built on its own branch) plugs in here: its local errors by op name go to
+    # node_data_documents(..., extra={"local_error": ...}), and node data keyed by the ONNX node names
+    # is written the same way as {result stem}.onnx.{metric}.node_data.json (ONNX_INFIX), listed in the
+    # record under "onnx_node_data"; opdiff view already loads every *.node_data.json of the folder.
+    stem_path = path.with_suffix("")
+    rule = report.graph
+    kind = rule_kind(rule) if rule is not None else None
+    graph = graph_id(rule, kind) if rule is not None else None
+    files: Dict[str, str] = {}
+    for metric, document in node_data_documents(report, verdict, graph).items():
+        target = stem_path.with_name(f"{stem_path.name}.{metric}{NODE_DATA_SUFFIX}")
+        write_text(target, json.dumps(document, allow_nan=False), mode=RESULT_MODE)
+        files[metric] = target.name
+    record = {
+        "schema": SIDECAR_SCHEMA,
+        # the rule's file, when the comparison read one; opdiff view shows its graph
+        "rule": str(Path(rule.source).resolve()) if kind is not None and rule is not None else None,
+        "rule_kind": kind.name if kind is not None else None,
+        "graph_id": graph,
+        "node_data": files,
+        "verdict": verdict.name,
+        "colours": {verdict_.name.lower(): colour for verdict_, colour in COLOURS.items()},
+    }
+    return write_text(sidecar_path(stem_path), json.dumps(record, indent=2) + "\n", mode=RESULT_MODE)
