@@ -14,7 +14,9 @@ NPU fp16 dumps vs fp32 golden .npy files through a fusion rule, page cache warm:
 Both tools run as fresh processes (interpreter start-up included) with their default parallelism.
 Reported: wall time (best of --repeats for opdiff, one run of the reference), throughput (NPU dump
 plus golden bytes per second), peak RSS of the process tree (sampled every 50 ms), and
-whether the two result CSVs agree (bench/side_by_side/csv_diff.py). Generated data is deleted at
+whether the two result CSVs agree (bench/side_by_side/csv_diff.py). Beside them, the floor: `cat`
+of the same files to /dev/null (`xargs -0 cat`, page cache warm, the better of two runs) and
+opdiff's wall time as a ratio to it (issue 27's targets: (a) 1.2x, (b) 2.5x). Generated data is deleted at
 the end unless --keep.
 """
 
@@ -34,10 +36,12 @@ from rich.table import Table
 from side_by_side.bench_data import DataSet, llm_sizes, write_fusion_set
 from side_by_side.csv_diff import diff_csvs
 from side_by_side.measure import RunStats, run_measured
+from side_by_side.page_cache import cat_command
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
 
 MIB = 1 << 20
 TARGETS = {"a": 45.0, "b": 100.0}  # speed-up over the reference the issues ask for (#16: a from 30x to 45x)
+CAT_TARGETS = {"a": 1.2, "b": 2.5}  # opdiff wall / warm cat wall (#27 item 5)
 RSS_TARGET = 256 * 10**6  # bytes, case (d)
 
 
@@ -47,6 +51,7 @@ class Outcome:
     ours: RunStats
     theirs: Optional[RunStats]
     csv_agrees: Optional[bool]
+    cat: RunStats  # `cat` of the same files, warm: the floor
 
 
 def warm(data: DataSet) -> None:
@@ -58,8 +63,17 @@ def warm(data: DataSet) -> None:
                     pass
 
 
+def warm_cat(data: DataSet, console: Console) -> RunStats:
+    """The better of two runs of `cat` over the data set's files, page cache warm."""
+    runs = [run_measured(cat_command([data.my, data.golden])) for _ in range(2)]
+    best = min(runs, key=lambda stats: stats.wall_s)
+    console.print(f"  cat {data.name}: {' / '.join(f'{stats.wall_s:.2f}' for stats in runs)} s wall")
+    return best
+
+
 def run_case(data: DataSet, tool: Optional[ReferenceTool], out: Path, repeats: int, console: Console) -> Outcome:
     warm(data)
+    cat = warm_cat(data, console)
     best: Optional[RunStats] = None
     for attempt in range(repeats):
         target = out / f"opdiff-{attempt}"
@@ -77,20 +91,24 @@ def run_case(data: DataSet, tool: Optional[ReferenceTool], out: Path, repeats: i
         ours_csv, theirs_csv = result_csv(out / "opdiff-0"), result_csv(out / "reference")
         if ours_csv and theirs_csv:
             agrees = diff_csvs(ours_csv, theirs_csv).agrees
-    return Outcome(data, best, theirs, agrees)
+    return Outcome(data, best, theirs, agrees, cat)
 
 
 def table(outcomes: List[Outcome]) -> Table:
     t = Table(title="opdiff compare vs msaccucmp compare (page cache warm)")
     for column in ("case", "tensor pairs", "dump + golden", "tool", "wall", "CPU", "throughput", "peak RSS tree",
-                   "speed-up wall", "speed-up CPU", "target", "CSVs agree"):
+                   "speed-up wall", "speed-up CPU", "target", "/ cat", "cat target", "CSVs agree"):
         t.add_column(column, justify="right" if column not in ("case", "tool") else "left")
     for o in outcomes:
         size = f"{o.data.total_bytes / MIB:,.0f} MiB"
         key = o.data.name.split()[0].strip("()")
-        runs = [("opdiff", o.ours)] + ([("msaccucmp", o.theirs)] if o.theirs else [])
+        runs = [("opdiff", o.ours)] + ([("msaccucmp", o.theirs)] if o.theirs else []) + [("cat", o.cat)]
         for tool_name, stats in runs:
-            speedup = speedup_cpu = target = ""
+            speedup = speedup_cpu = target = cat_target = ""
+            over_cat = f"{stats.wall_s / o.cat.wall_s:.2f}x"
+            if tool_name == "opdiff" and key in CAT_TARGETS:
+                ok = stats.wall_s / o.cat.wall_s <= CAT_TARGETS[key]
+                cat_target = f"[{'green' if ok else 'red'}]<= {CAT_TARGETS[key]}x[/]"
             if tool_name == "opdiff" and o.theirs:
                 ratio = o.theirs.wall_s / o.ours.wall_s
                 speedup = f"{ratio:.1f}x"
@@ -103,7 +121,8 @@ def table(outcomes: List[Outcome]) -> Table:
                 target = f"[{'green' if ok else 'red'}]RSS < 256 MB[/]"
             agree = "" if o.csv_agrees is None or tool_name != "opdiff" else ("yes" if o.csv_agrees else "[yellow]no[/]")
             t.add_row(o.data.name, str(o.data.tensors), size, tool_name, f"{stats.wall_s:.2f} s", f"{stats.cpu_s:.2f} s",
-                      f"{o.data.total_bytes / MIB / stats.wall_s:,.0f} MiB/s", f"{stats.peak_rss_tree / 1e6:,.0f} MB", speedup, speedup_cpu, target, agree)
+                      f"{o.data.total_bytes / MIB / stats.wall_s:,.0f} MiB/s", f"{stats.peak_rss_tree / 1e6:,.0f} MB", speedup, speedup_cpu, target,
+                      over_cat, cat_target, agree)
     return t
 
 
@@ -145,7 +164,7 @@ def main() -> int:
                 shutil.rmtree(folder, ignore_errors=True)  # /tmp is shared: one data set at a time
         console.print(table(outcomes))
         console.print("speed-up wall = reference wall / opdiff wall; speed-up CPU = the same on user+system CPU time "
-                      "(less sensitive to other jobs on a shared machine). Load average during the run: "
+                      "(less sensitive to other jobs on a shared machine); / cat = wall time over warm cat's of the same files. Load average during the run: "
                       + " ".join(f"{v:.1f}" for v in os.getloadavg()))
     finally:
         if not args.keep:
