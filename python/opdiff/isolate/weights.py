@@ -17,19 +17,19 @@ import numpy as np
 
 from opdiff.dumps.reader import DumpTensor
 from opdiff.graph import FusionMap, Op
-from opdiff.producers.onnx_support import OnnxNode
 
 # A dequantised int8 weight may sit this far beyond half a step (the scale is fitted, not stored).
 STEP_SLACK = 1.01
 
 
-def weight_mismatches(op: Op, node: OnnxNode, fusion_map: FusionMap, dumped: Sequence[DumpTensor],
+def weight_mismatches(op: Op, node_inputs: Sequence[str], fusion_map: FusionMap, dumped: Sequence[DumpTensor],
                       weight_of: Callable[[str], Optional[np.ndarray]]) -> Tuple[str, ...]:
-    """What differs between the dumped weights of `op` (its one original node `node`) and the
-    model's, one text per mismatching input; `weight_of` gives an initializer's values (None: not one)."""
+    """What differs between the dumped weights of `op` (its one original node, whose data inputs
+    are `node_inputs`) and the model's, one text per mismatching input; `weight_of` gives a
+    weight's values (None: not one)."""
     if len([name for name in op.original_names if name]) != 1:
         return ()
-    node_inputs = [t for t in node.input if t]
+    node_inputs = [t for t in node_inputs if t]
     found = []
     for k, ref in enumerate(op.inputs):
         producer = fusion_map.producer(ref)
