@@ -240,3 +240,14 @@ def test_ops_of_one_structure_share_one_session(tmp_path):
     report = opdiff.compare(device.tensor_folder, golden.tensor_folder, fusion_rule=rule)
     run = isolate(report, rule, OnnxSource(load_source_model(golden.model_path)), dump_paths(device.tensor_folder, golden.tensor_folder, rule))
     assert (run.ops, run.isolated_ops, run.sessions) == (40, 40, 4)  # one session per op type, whatever the weights
+
+
+def test_a_pb_model_without_tensorflow_exits_2_with_the_install_hint(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "tensorflow", None)  # None in sys.modules makes `import tensorflow` fail
+    golden, device = _torch_style_runs(tmp_path)
+    graph = tmp_path / "model.pb"
+    graph.write_bytes(b"\x0a\x00")
+    code = main(["compare", "-m", str(device.tensor_folder), "-g", str(golden.tensor_folder), "-f", str(device.fusion_rule),
+                 "--isolate", str(graph), "-out", str(tmp_path / "out")])
+    error = capsys.readouterr().err.replace("\n", "")
+    assert code == 2 and str(graph) in error and "tensorflow not installed" in error and 'pip install "opdiff[tf]"' in error

@@ -27,7 +27,7 @@ RANDOM_TYPES = SEEDED_BY_ATTRIBUTES | SEEDED_BY_INPUTS
 READ_TYPES = frozenset({"Identity", "Snapshot"})
 
 
-def load_tf_source(path: Path, threads: int = 0) -> "TfSource":
+def load_tf_source(path: Path, threads: int = 0) -> TfSource:
     """The frozen GraphDef at `path`, ready to re-run its ops; IsolateInputError naming the file
     when it is not one or TensorFlow is missing."""
     if not path.is_file():
