@@ -15,7 +15,8 @@ tf = tensorflow_or_skip()
 pytestmark = pytest.mark.tf
 
 from opdiff.cli import main  # noqa: E402
-from opdiff.dumps.discovery import FileKind, escape_op_name, index_folder  # noqa: E402
+from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
+from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
 from tests.support.tf_graphs import conv_net_graph_def, write_pb  # noqa: E402
 
 v1 = tf.compat.v1
