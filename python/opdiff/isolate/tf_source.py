@@ -6,7 +6,7 @@ what is computed from them alone) are the graph's own."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -87,7 +87,7 @@ class TfSource:
     def sessions(self) -> int:
         return 0 if self._session is None else 1
 
-    def _fed_tensors(self, original: Set[str], fed: Any, outputs: Sequence[str]) -> List[str]:
+    def _fed_tensors(self, original: Set[str], fed: AbstractSet[str], outputs: Sequence[str]) -> List[str]:
         """The fed tensors the outputs are computed from, walking back through the op's own nodes
         (and stopping at constants); NotIsolated where a tensor from outside the op is not fed."""
         used: Dict[str, None] = {}
