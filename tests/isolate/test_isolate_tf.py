@@ -1,12 +1,14 @@
 """`opdiff compare --isolate MODEL.pb`: a frozen TensorFlow graph's ops re-run alone in a TensorFlow
 Session on the device's own inputs. The golden run is dump-tf's; the device run is written here with
 the project's dump writer from TensorFlow's own tensors of a faulted copy of the graph (fp16, one
-NPU op holding two TF nodes), with an atc JSON fusion rule mapping each NPU op to its TF nodes."""
+NPU op holding two TF nodes; 4-D activations in NC1HWC0 and the conv weight in FRACTAL_Z, their
+origin NHWC and HWCN as GE writes it for a TF model), with an atc JSON fusion rule mapping each NPU
+op to its TF nodes."""
 
 import csv
 import json
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pytest
@@ -37,6 +39,25 @@ NPU_OPS: Sequence[Tuple[str, str, Tuple[str, ...], Tuple[str, ...], Tuple[str, .
 )
 
 
+WEIGHTS = ("conv/w:0", "conv/b:0", "fc/w:0")
+
+
+def origin_format(array: np.ndarray) -> Optional[str]:
+    """GE's origin format of a TF model's 4-D tensor: NHWC for activations, HWCN for a conv weight."""
+    if array.ndim != 4:
+        return None
+    return "HWCN" if array.shape == (3, 3, 3, 4) else "NHWC"
+
+
+def stored(array: np.ndarray, weight: bool) -> Tensor:
+    """How the device stores a tensor: fp16; 4-D in NC1HWC0 (activations) or FRACTAL_Z (the conv weight)."""
+    if array.ndim != 4:
+        return Tensor(array, dtype="float16")
+    if weight:
+        return Tensor(array, layout="FRACTAL_Z", logical_format="HWCN", dtype="float16")
+    return Tensor(array, layout="NC1HWC0", logical_format="NHWC", dtype="float16")
+
+
 def device_run(folder: Path, faulted_pb_def, feeds: Dict[str, np.ndarray]) -> Tuple[Path, Path]:
     """NPU dumps (fp16) of the faulted graph's own tensors, and the fusion rule: (dump folder, rule file)."""
     tensors = fetch_all_outputs(faulted_pb_def, feeds).tensors
@@ -47,14 +68,15 @@ def device_run(folder: Path, faulted_pb_def, feeds: Dict[str, np.ndarray]) -> Tu
     ops: List[RuleOp] = []
     for position, (name, kind, originals, inputs, outputs) in enumerate(NPU_OPS):
         refs = [f"{producer[t]}:0" for t in inputs]
-        descs = [Output(t.rpartition(":")[0] if kind != "Const" else "", 0, tensors[t].shape, "ND", "DT_FLOAT16") for t in outputs]
+        descs = [Output(t.rpartition(":")[0] if kind != "Const" else "", 0, tensors[t].shape, "ND", "DT_FLOAT16",
+                        ge_fmt=origin_format(tensors[t])) for t in outputs]
         ops.append(RuleOp(name, kind, position, refs, list(originals) if originals else None, descs))
         if kind in ("Data", "Const"):
             continue
         stamp = TIMESTAMP + position
         write_dump(names.path_for(device_file_name(kind, name, position + 1, 0, stamp)), name,
-                   inputs=[Tensor(tensors[t], dtype="float16") for t in inputs],
-                   outputs=[Tensor(tensors[t], dtype="float16") for t in outputs], dump_time=stamp)
+                   inputs=[stored(tensors[t], t in WEIGHTS) for t in inputs],
+                   outputs=[stored(tensors[t], False) for t in outputs], dump_time=stamp)
     names.write_mapping()
     rule_path = folder / "fusion_rule.json"
     rule_path.write_text(json.dumps(rule(ops)))

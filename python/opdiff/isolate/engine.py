@@ -11,11 +11,12 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.dumps.reader import DumpFile, DumpTensor, read_dump
+from opdiff.dumps.reader import DumpFile, read_dump
 from opdiff.graph import FusionMap, Op
+from opdiff.isolate.decode import Dumped, logical_array
 from opdiff.isolate.source_graph import SourceGraph
 from opdiff.isolate.subgraph import NotIsolated
-from opdiff.isolate.tensor_map import desc_tensor, input_source
+from opdiff.isolate.tensor_map import desc_tensor, input_source, producer_desc
 from opdiff.isolate.weights import weight_mismatches
 from opdiff.numerics.core_adapter import metrics
 from opdiff.numerics.values import Metrics
@@ -107,11 +108,11 @@ class _Runner:
         mapped = [tensor for tensor in targets.values() if tensor is not None]
         if not mapped:
             raise NotIsolated("no mapping: no output desc of the op names a tensor of the model")
-        fed: Dict[str, DumpTensor] = {}
+        fed: Dict[str, Dumped] = {}
         for k, ref in enumerate(op.inputs):
             source = input_source(self.fusion_map, self.source, ref)
             if source.tensor is not None and k < len(dump.inputs):
-                fed.setdefault(source.tensor, dump.inputs[k])
+                fed.setdefault(source.tensor, Dumped(dump.inputs[k], producer_desc(self.fusion_map, ref)))
         golden = self.source.local_golden(original, fed, list(dict.fromkeys(mapped)))
         checked = self._weight_check(op, original, dump)
         found = []
@@ -121,7 +122,7 @@ class _Runner:
                 found.append(LocalError(original, reason="no mapping: the output desc names no tensor of the model",
                                         weight_mismatches=checked))
                 continue
-            found.append(self._compare(original, dump, row.tensor.index or 0, golden[tensor], checked))
+            found.append(self._compare(op, original, dump, row.tensor.index or 0, golden[tensor], checked))
         return found
 
     def _weight_check(self, op: Op, original: Tuple[str, ...], dump: DumpFile) -> Tuple[str, ...]:
@@ -129,11 +130,11 @@ class _Runner:
             return ()
         return weight_mismatches(op, self.source.node_inputs(original[0]), self.fusion_map, dump.inputs, self.source.weight)
 
-    def _compare(self, original: Tuple[str, ...], dump: DumpFile, k: int, golden: np.ndarray,
+    def _compare(self, op: Op, original: Tuple[str, ...], dump: DumpFile, k: int, golden: np.ndarray,
                  checked: Tuple[str, ...]) -> LocalError:
         if k >= len(dump.outputs):
             return LocalError(original, reason=f"input without a dump: the dump holds no output {k}", weight_mismatches=checked)
-        mine = dump.outputs[k].to_numpy()
+        mine = logical_array(dump.outputs[k], op.output_descs[k] if k < len(op.output_descs) else None)
         if mine.size != golden.size:
             return LocalError(original, reason=f"no mapping: the local golden has {golden.size} elements, the dump {mine.size}",
                               weight_mismatches=checked)

@@ -8,7 +8,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.dumps.reader import DumpTensor
+from opdiff.isolate.decode import Dumped
 from opdiff.isolate.sessions import SessionCache
 from opdiff.isolate.source_model import SourceModel
 from opdiff.isolate.subgraph import Subgraph, extract_subgraph, subgraph_model
@@ -42,7 +42,7 @@ class OnnxSource:
             self._weights[tensor] = _initializer_array(self.model.initializers[tensor])
         return self._weights[tensor]
 
-    def local_golden(self, original: Tuple[str, ...], feeds: Mapping[str, DumpTensor], outputs: Sequence[str]) -> Dict[str, np.ndarray]:
+    def local_golden(self, original: Tuple[str, ...], feeds: Mapping[str, Dumped], outputs: Sequence[str]) -> Dict[str, np.ndarray]:
         nodes = {id(self.model.nodes[name]) for name in original}
         subgraph = extract_subgraph(self.model, nodes, feeds.keys(), outputs)
         return dict(zip(subgraph.outputs, self._run(subgraph, feeds)))
@@ -51,7 +51,7 @@ class OnnxSource:
     def sessions(self) -> int:
         return self._sessions.count
 
-    def _run(self, subgraph: Subgraph, dumped: Mapping[str, DumpTensor]) -> Sequence[np.ndarray]:
+    def _run(self, subgraph: Subgraph, dumped: Mapping[str, Dumped]) -> Sequence[np.ndarray]:
         feeds = {f"f{k}": self._feed(tensor, dumped[tensor]) for k, tensor in enumerate(subgraph.feeds)}
         if not subgraph.nodes:  # the op's outputs are its inputs (a Cast or Identity of the model)
             return [feeds[f"f{subgraph.feeds.index(t)}"] for t in subgraph.outputs]
@@ -59,7 +59,7 @@ class OnnxSource:
             feeds[f"w{k}"] = self.weight(name)  # type: ignore[assignment]  # every weight is an initializer
         return self._sessions.run(subgraph.signature, lambda: subgraph_model(self.model, subgraph), feeds)
 
-    def _feed(self, tensor: str, dumped: DumpTensor) -> np.ndarray:
+    def _feed(self, tensor: str, dumped: Dumped) -> np.ndarray:
         from onnx import helper
 
         value = dumped.to_numpy()

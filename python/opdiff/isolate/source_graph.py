@@ -10,7 +10,7 @@ from typing import Dict, Mapping, Optional, Protocol, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.dumps.reader import DumpTensor
+from opdiff.isolate.decode import Dumped
 
 
 class SourceGraph(Protocol):
@@ -34,7 +34,7 @@ class SourceGraph(Protocol):
     def weight(self, tensor: str) -> Optional[np.ndarray]:
         """The constant value of `tensor` (a weight of the model), None when it is not one."""
 
-    def local_golden(self, original: Tuple[str, ...], feeds: Mapping[str, DumpTensor], outputs: Sequence[str]) -> Dict[str, np.ndarray]:
+    def local_golden(self, original: Tuple[str, ...], feeds: Mapping[str, Dumped], outputs: Sequence[str]) -> Dict[str, np.ndarray]:
         """`outputs` computed by the nodes `original` (and constants) from `feeds` (tensor -> the
         dumped tensor that stands for it); NotIsolated (isolate.subgraph) with the reason where it cannot."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Set, Tuple
 
-from opdiff.graph import FusionMap, InputRef, Op
+from opdiff.graph import FusionMap, InputRef, Op, OutputDesc
 from opdiff.isolate.source_graph import SourceGraph
 
 # Ops a device graph inserts that change a tensor's dtype or layout, not its values' meaning.
@@ -52,3 +52,11 @@ def desc_tensor(op: Op, position: int, model: SourceGraph) -> Optional[str]:
     if not desc.origin_name:
         return None
     return model.tensor_of(desc.origin_name, desc.origin_output_index or 0)
+
+
+def producer_desc(fusion_map: FusionMap, ref: InputRef) -> Optional[OutputDesc]:
+    """The output desc of the tensor `ref` reads (its producer's output), None without one."""
+    producer = fusion_map.producer(ref)
+    if producer is None or not 0 <= ref.index < len(producer.output_descs):
+        return None
+    return producer.output_descs[ref.index]

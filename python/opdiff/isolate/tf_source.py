@@ -10,7 +10,7 @@ from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Se
 
 import numpy as np
 
-from opdiff.dumps.reader import DumpTensor
+from opdiff.isolate.decode import Dumped
 from opdiff.isolate.source_model import IsolateInputError
 from opdiff.isolate.subgraph import NotIsolated
 from opdiff.producers.tf_fetch import session_config
@@ -76,7 +76,7 @@ class TfSource:
             self._weights[tensor] = self._const_value(tensor)
         return self._weights[tensor]
 
-    def local_golden(self, original: Tuple[str, ...], feeds: Mapping[str, DumpTensor], outputs: Sequence[str]) -> Dict[str, np.ndarray]:
+    def local_golden(self, original: Tuple[str, ...], feeds: Mapping[str, Dumped], outputs: Sequence[str]) -> Dict[str, np.ndarray]:
         for name in original:
             _check_node(self.nodes[name], name in self._in_loops)
         fed = self._fed_tensors(set(original), feeds.keys(), outputs)
@@ -150,7 +150,7 @@ class TfSource:
         value: np.ndarray = tf.make_ndarray(node.attr["value"].tensor)
         return value
 
-    def _feed(self, tensor: str, dumped: DumpTensor) -> np.ndarray:
+    def _feed(self, tensor: str, dumped: Dumped) -> np.ndarray:
         value = dumped.to_numpy()
         target = self.graph.get_tensor_by_name(tensor)
         wanted = np.dtype(target.dtype.as_numpy_dtype)
@@ -159,8 +159,8 @@ class TfSource:
         elif value.dtype != wanted:
             value = value.astype(wanted)
         shape = target.shape
-        if shape.is_fully_defined() and tuple(shape.as_list()) != value.shape and shape.num_elements() == value.size:
-            value = value.reshape(shape.as_list())  # a folded reshape: same elements, same order
+        if shape.rank is not None and shape.rank != value.ndim and shape.is_fully_defined() and shape.num_elements() == value.size:
+            value = value.reshape(shape.as_list())  # a reshape folded into a TransData: same elements, same order
         return value
 
     def _run(self, fetches: List[str], feed_dict: Dict[str, np.ndarray]) -> List[np.ndarray]:

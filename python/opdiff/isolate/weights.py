@@ -17,6 +17,8 @@ import numpy as np
 
 from opdiff.dumps.reader import DumpTensor
 from opdiff.graph import FusionMap, Op
+from opdiff.isolate.decode import logical_array
+from opdiff.isolate.tensor_map import producer_desc
 
 # A dequantised int8 weight may sit this far beyond half a step (the scale is fitted, not stored).
 STEP_SLACK = 1.01
@@ -38,7 +40,7 @@ def weight_mismatches(op: Op, node_inputs: Sequence[str], fusion_map: FusionMap,
         expected = weight_of(node_inputs[k])
         if expected is None or expected.size != _elements(dumped[k]):
             continue
-        text = _mismatch(dumped[k].to_numpy(), expected)
+        text = _mismatch(logical_array(dumped[k], producer_desc(fusion_map, ref)), expected)
         if text:
             found.append(f"weight mismatch: input {k} ({node_inputs[k]}) {text}")
     return tuple(found)
