@@ -104,6 +104,8 @@ class TfSource:
                 stack.extend(self.node_inputs(producer))
             elif self._is_constant(producer):
                 continue
+            elif producer not in self.nodes:
+                raise NotIsolated(f"no mapping: tensor {tensor} is not made by an op of {self.path.name}")
             elif self.nodes[producer].op == "Placeholder":
                 raise NotIsolated(f"input without a dump: model input {tensor} is not among the op's dumped inputs")
             else:
@@ -119,7 +121,11 @@ class TfSource:
             if name in self._constant:
                 pending.pop()
                 continue
-            node = self.nodes[name]
+            node = self.nodes.get(name)
+            if node is None:  # not an op of the graph (a name the GraphDef does not hold)
+                self._constant[name] = False
+                pending.pop()
+                continue
             if node.op == "Const":
                 self._constant[name] = True
                 pending.pop()
