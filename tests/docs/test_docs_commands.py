@@ -46,6 +46,7 @@ NOT_RUN_BLOCKS = {
     ("docs/many-runs.md", "python", "# fragment: needs a running cluster at tls://scheduler-host:8786 and the certificates above"),
     ("docs/producing-dumps.md", "python", "# fragment: op_outputs (op name -> list of output arrays) comes from your framework run"),
     ("docs/producing-dumps.md", "device", "atc --mode=1 --om=model.om --json=model.json   # the fusion rule as JSON (opdiff reads the .om directly too)"),
+    ("docs/isolating-an-op.md", "device", "opdiff compare -m $DUMP/20261129103000/0/net/1/0 -g net_golden/golden -f net.om --isolate net_golden/model.pb -out results/ -advisor"),
     ("docs/scenario-npu-vs-golden.md", "device", "opdiff compare -m $DUMP/20261129103000/0/resnet50/1/0 -g golden/ -f resnet50.om -out results/ -advisor"),
     ("docs/scenario-npu-vs-golden.md", "device", "opdiff graph graphs/ge_proto_00000123_Build.txt --limit 0"),
     ("docs/scenario-npu-vs-npu.md", "device", "opdiff compare -m new/20261129103000/0/resnet50/1/0 -g old/20261120091500/0/resnet50/1/0 -out results/ -advisor"),

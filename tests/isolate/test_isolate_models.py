@@ -170,7 +170,7 @@ def test_a_fault_fails_locally_and_is_a_weight_mismatch(tmp_path):
 
 def test_a_model_that_is_not_onnx_exits_2_naming_it(tmp_path, capsys):
     golden, device = _torch_style_runs(tmp_path)
-    not_onnx = tmp_path / "model.pb"
+    not_onnx = tmp_path / "model.onnx"
     not_onnx.write_bytes(b"\x00\x01 not a model")
     code = main(["compare", "-m", str(device.tensor_folder), "-g", str(golden.tensor_folder), "-f", str(device.fusion_rule),
                  "--isolate", str(not_onnx), "-out", str(tmp_path / "out")])
@@ -217,6 +217,7 @@ def test_ops_of_one_structure_share_one_session(tmp_path):
     from onnx import TensorProto, helper, numpy_helper
 
     from opdiff.isolate.engine import isolate
+    from opdiff.isolate.onnx_source import OnnxSource
     from opdiff.isolate.source_model import load_source_model
     from opdiff.producers import OutputKind
 
@@ -237,5 +238,16 @@ def test_ops_of_one_structure_share_one_session(tmp_path):
     device = dump_onnx(model, tmp_path / "d", feeds, DumpOptions(kind=OutputKind.DEVICE, precision=Precision.FP16), name="chain")
     rule = opdiff.read_graph(device.fusion_rule)
     report = opdiff.compare(device.tensor_folder, golden.tensor_folder, fusion_rule=rule)
-    run = isolate(report, rule, load_source_model(golden.model_path), dump_paths(device.tensor_folder, golden.tensor_folder, rule))
+    run = isolate(report, rule, OnnxSource(load_source_model(golden.model_path)), dump_paths(device.tensor_folder, golden.tensor_folder, rule))
     assert (run.ops, run.isolated_ops, run.sessions) == (40, 40, 4)  # one session per op type, whatever the weights
+
+
+def test_a_pb_model_without_tensorflow_exits_2_with_the_install_hint(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "tensorflow", None)  # None in sys.modules makes `import tensorflow` fail
+    golden, device = _torch_style_runs(tmp_path)
+    graph = tmp_path / "model.pb"
+    graph.write_bytes(b"\x0a\x00")
+    code = main(["compare", "-m", str(device.tensor_folder), "-g", str(golden.tensor_folder), "-f", str(device.fusion_rule),
+                 "--isolate", str(graph), "-out", str(tmp_path / "out")])
+    error = capsys.readouterr().err.replace("\n", "")
+    assert code == 2 and str(graph) in error and "tensorflow not installed" in error and 'pip install "opdiff[tf]"' in error

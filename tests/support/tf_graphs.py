@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping, Optional
 
 import numpy as np
 
@@ -68,3 +68,26 @@ def conv_net_graph_def() -> Any:
 def write_pb(graph_def: Any, path: Path) -> Path:
     path.write_bytes(graph_def.SerializeToString())
     return path
+
+
+def small_net_graph_def(scales: Optional[Mapping[str, float]] = None) -> Any:
+    """x [1, 6, 6, 3] -> conv (conv/w) -> bias (conv/b) -> relu -> flatten -> matmul (fc/w, read
+    through an Identity as freezing leaves it) -> softmax. `scales` multiplies the named weight
+    Consts: a faulted copy of the same graph."""
+    rng = np.random.default_rng(11)
+    weights = {"conv/w": rng.standard_normal((3, 3, 3, 4)).astype(np.float32) * 0.3,
+               "conv/b": rng.standard_normal(4).astype(np.float32) * 0.1,
+               "fc/w": rng.standard_normal((144, 5)).astype(np.float32) * 0.1}
+    for name, scale in (scales or {}).items():
+        weights[name] = weights[name] * np.float32(scale)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [1, 6, 6, 3], name="x")
+        conv = tf.nn.conv2d(x, tf.constant(weights["conv/w"], name="conv/w"), 1, "SAME", name="conv/conv")
+        biased = tf.nn.bias_add(conv, tf.constant(weights["conv/b"], name="conv/b"), name="conv/bias")
+        relu = tf.nn.relu(biased, name="relu")
+        flat = tf.reshape(relu, [1, 144], name="flatten")
+        fc_w = tf.identity(tf.constant(weights["fc/w"], name="fc/w"), name="fc/w/read")
+        logits = tf.matmul(flat, fc_w, name="fc/matmul")
+        tf.nn.softmax(logits, name="softmax")
+    return graph.as_graph_def()

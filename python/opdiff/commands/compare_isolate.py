@@ -14,20 +14,16 @@ from opdiff.graph import FusionMap
 
 
 def check_isolate_args(args: argparse.Namespace, fusion_rule: Optional[FusionMap]) -> Any:
-    """The loaded source model of --isolate (None without it); ValueError (exit 2) naming the file
-    and what is wrong."""
+    """The loaded source model of --isolate, ONNX or a frozen TensorFlow .pb (None without it);
+    ValueError (exit 2) naming the file and what is wrong."""
     if args.isolate is None:
         return None
     if fusion_rule is None:
         raise ValueError(f"{args.isolate}: --isolate needs -f, the device model's fusion rule (.om or atc JSON): it maps "
                          "each op to the model's nodes")
-    from opdiff.isolate.source_model import load_source_model
-    from opdiff.producers import MissingOnnxError
+    from opdiff.isolate.load import load_source_graph
 
-    try:
-        return load_source_model(Path(args.isolate))
-    except MissingOnnxError as error:
-        raise ValueError(f"{args.isolate}: --isolate: {error}") from None
+    return load_source_graph(Path(args.isolate), threads=args.threads or 0)
 
 
 def run_isolation(report: Any, args: argparse.Namespace, fusion_rule: FusionMap, model: Any, console: Console) -> Path:
@@ -39,12 +35,12 @@ def run_isolation(report: Any, args: argparse.Namespace, fusion_rule: FusionMap,
     from opdiff.report.tensor.isolation_csv import write_isolation_csv
 
     paths = dump_paths(args.my_dump_path, args.golden_dump_path, fusion_rule, step=args.step)
-    run = isolate(report, fusion_rule, model, paths, threads=args.threads or 0)
+    run = isolate(report, fusion_rule, model, paths)
     if run.ops == 0:
         raise ValueError(f"{args.isolate}: --isolate: no compared op maps to a node of this model (its original op names "
                          "are not node names here: give the source model the device model was converted from)")
     report.rows = run.rows
     path = write_isolation_csv(report, args.output / isolation_file_name())
     console.print(f"isolation: {escape(str(path))} ({run.isolated_ops} of {run.ops} ops isolated, {run.sessions} "
-                  f"ONNX Runtime sessions, {run.seconds:.2f} s)", soft_wrap=True, highlight=False)
+                  f"{model.runtime} sessions, {run.seconds:.2f} s)", soft_wrap=True, highlight=False)
     return path

@@ -7,16 +7,16 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from opdiff.dumps.reader import DumpFile, read_dump
 from opdiff.graph import FusionMap, Op
-from opdiff.isolate.sessions import SessionCache
-from opdiff.isolate.source_model import SourceModel
-from opdiff.isolate.subgraph import NotIsolated, Subgraph, extract_subgraph, subgraph_model
-from opdiff.isolate.tensor_map import desc_tensor, input_source
+from opdiff.isolate.decode import Dumped, logical_array
+from opdiff.isolate.source_graph import SourceGraph
+from opdiff.isolate.subgraph import NotIsolated
+from opdiff.isolate.tensor_map import desc_tensor, input_source, producer_desc
 from opdiff.isolate.weights import weight_mismatches
 from opdiff.numerics.core_adapter import metrics
 from opdiff.numerics.values import Metrics
@@ -41,21 +41,21 @@ class IsolationRun:
     seconds: float
 
 
-def isolate(report: Report, fusion_map: FusionMap, model: SourceModel, dump_paths: Mapping[str, str], *,
-            threads: int = 0) -> IsolationRun:
-    """Each NPU op of `report` whose original ops are nodes of `model`, re-run alone. `dump_paths`
-    gives each op's NPU dump file (the one the comparison read)."""
+def isolate(report: Report, fusion_map: FusionMap, source: SourceGraph, dump_paths: Mapping[str, str]) -> IsolationRun:
+    """Each NPU op of `report` whose original ops are nodes of `source` (the ONNX model or the
+    frozen TensorFlow graph), re-run alone. `dump_paths` gives each op's NPU dump file (the one the
+    comparison read)."""
     started = time.perf_counter()
     by_op: Dict[str, List[int]] = {}
     for position, row in enumerate(report.rows):
         if row.tensor.role is not None and row.tensor.run in (None, 0):
             by_op.setdefault(row.tensor.op, []).append(position)
-    runner = _Runner(fusion_map, model, SessionCache(threads))
+    runner = _Runner(fusion_map, source)
     rows = list(report.rows)
     ops = isolated = 0
     for op_name, positions in by_op.items():
         op = fusion_map.get(op_name)
-        if op is None or not any(name in model.nodes for name in op.original_names if name):
+        if op is None or not any(source.has_node(name) for name in op.original_names if name):
             continue
         op_rows = [rows[k] for k in positions]
         outputs = [k for k in positions if rows[k].tensor.role == "output"]
@@ -67,7 +67,7 @@ def isolate(report: Report, fusion_map: FusionMap, model: SourceModel, dump_path
         for k, local, amp in zip(outputs, locals_, amplification):
             rows[k] = replace(rows[k], local=replace(local, amplification=amp))
         isolated += any(local.isolated for local in locals_)
-    return IsolationRun(rows, ops, isolated, runner.sessions.count, time.perf_counter() - started)
+    return IsolationRun(rows, ops, isolated, source.sessions, time.perf_counter() - started)
 
 
 def _amplifications(op_rows: Sequence[CompareRow], outputs: Sequence[CompareRow]) -> List[float]:
@@ -86,28 +86,9 @@ def _amplifications(op_rows: Sequence[CompareRow], outputs: Sequence[CompareRow]
     return found
 
 
-def _initializer_array(init: Any) -> np.ndarray:
-    """An initializer's values: a float32 weight straight from its raw bytes (read-only, no copy
-    beyond protobuf's), anything else through onnx's converter."""
-    from onnx import TensorProto, numpy_helper
-
-    if init.data_type == TensorProto.FLOAT and init.raw_data and init.data_location != TensorProto.EXTERNAL:
-        return np.frombuffer(init.raw_data, dtype="<f4").reshape(tuple(init.dims))
-    converted: np.ndarray = numpy_helper.to_array(init)
-    return converted
-
-
 class _Runner:
-    def __init__(self, fusion_map: FusionMap, model: SourceModel, sessions: SessionCache) -> None:
-        self.fusion_map, self.model, self.sessions = fusion_map, model, sessions
-        self._weights: Dict[str, np.ndarray] = {}
-
-    def weight(self, name: str) -> Optional[np.ndarray]:
-        if name not in self.model.initializers:
-            return None
-        if name not in self._weights:
-            self._weights[name] = _initializer_array(self.model.initializers[name])
-        return self._weights[name]
+    def __init__(self, fusion_map: FusionMap, source: SourceGraph) -> None:
+        self.fusion_map, self.source = fusion_map, source
 
     def op_locals(self, op: Op, outputs: Sequence[CompareRow], path: Optional[str]) -> List[LocalError]:
         original = tuple(name for name in op.original_names if name)
@@ -117,24 +98,22 @@ class _Runner:
             return [LocalError(original, reason=str(error)) for _ in outputs]
 
     def _isolated(self, op: Op, original: Tuple[str, ...], outputs: Sequence[CompareRow], path: Optional[str]) -> List[LocalError]:
-        missing = [name for name in original if name not in self.model.nodes]
+        missing = [name for name in original if not self.source.has_node(name)]
         if missing:
-            raise NotIsolated(f"no mapping: original op {missing[0]} is not a node of {self.model.path.name}")
+            raise NotIsolated(f"no mapping: original op {missing[0]} is not a node of {self.source.path.name}")
         if path is None:
             raise NotIsolated("input without a dump: the op has no dump file")
         dump = read_dump(path)
-        targets = {row.tensor.index or 0: desc_tensor(op, row.tensor.index or 0, self.model) for row in outputs}
+        targets = {row.tensor.index or 0: desc_tensor(op, row.tensor.index or 0, self.source) for row in outputs}
         mapped = [tensor for tensor in targets.values() if tensor is not None]
         if not mapped:
             raise NotIsolated("no mapping: no output desc of the op names a tensor of the model")
-        fed: Dict[str, int] = {}
+        fed: Dict[str, Dumped] = {}
         for k, ref in enumerate(op.inputs):
-            source = input_source(self.fusion_map, self.model, ref)
+            source = input_source(self.fusion_map, self.source, ref)
             if source.tensor is not None and k < len(dump.inputs):
-                fed.setdefault(source.tensor, k)
-        nodes = {id(self.model.nodes[name]) for name in original}
-        subgraph = extract_subgraph(self.model, nodes, fed.keys(), list(dict.fromkeys(mapped)))
-        golden = dict(zip(subgraph.outputs, self._run(subgraph, dump, fed)))
+                fed.setdefault(source.tensor, Dumped(dump.inputs[k], producer_desc(self.fusion_map, ref)))
+        golden = self.source.local_golden(original, fed, list(dict.fromkeys(mapped)))
         checked = self._weight_check(op, original, dump)
         found = []
         for row in outputs:
@@ -143,37 +122,19 @@ class _Runner:
                 found.append(LocalError(original, reason="no mapping: the output desc names no tensor of the model",
                                         weight_mismatches=checked))
                 continue
-            found.append(self._compare(original, dump, row.tensor.index or 0, golden[tensor], checked))
+            found.append(self._compare(op, original, dump, row.tensor.index or 0, golden[tensor], checked))
         return found
-
-    def _run(self, subgraph: Subgraph, dump: DumpFile, fed: Mapping[str, int]) -> Sequence[np.ndarray]:
-        feeds = {f"f{k}": self._feed(tensor, dump, fed[tensor]) for k, tensor in enumerate(subgraph.feeds)}
-        if not subgraph.nodes:  # the op's outputs are its inputs (a Cast or Identity of the model)
-            return [feeds[f"f{subgraph.feeds.index(t)}"] for t in subgraph.outputs]
-        for k, name in enumerate(subgraph.weights):
-            feeds[f"w{k}"] = self.weight(name)  # type: ignore[assignment]  # every weight is an initializer
-        return self.sessions.run(subgraph.signature, lambda: subgraph_model(self.model, subgraph), feeds)
-
-    def _feed(self, tensor: str, dump: DumpFile, k: int) -> np.ndarray:
-        from onnx import helper
-
-        value = dump.inputs[k].to_numpy()
-        elem = self.model.elem_types.get(tensor)
-        wanted = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else None
-        if value.dtype.kind == "f" or str(value.dtype).startswith(("bfloat", "float8")):
-            return value.astype(np.float32 if wanted is None or wanted.kind != "f" else wanted)
-        return value.astype(wanted) if wanted is not None and wanted != value.dtype else value
 
     def _weight_check(self, op: Op, original: Tuple[str, ...], dump: DumpFile) -> Tuple[str, ...]:
         if len(original) != 1:
             return ()
-        return weight_mismatches(op, self.model.nodes[original[0]], self.fusion_map, dump.inputs, self.weight)
+        return weight_mismatches(op, self.source.node_inputs(original[0]), self.fusion_map, dump.inputs, self.source.weight)
 
-    def _compare(self, original: Tuple[str, ...], dump: DumpFile, k: int, golden: np.ndarray,
+    def _compare(self, op: Op, original: Tuple[str, ...], dump: DumpFile, k: int, golden: np.ndarray,
                  checked: Tuple[str, ...]) -> LocalError:
         if k >= len(dump.outputs):
             return LocalError(original, reason=f"input without a dump: the dump holds no output {k}", weight_mismatches=checked)
-        mine = dump.outputs[k].to_numpy()
+        mine = logical_array(dump.outputs[k], op.output_descs[k] if k < len(op.output_descs) else None)
         if mine.size != golden.size:
             return LocalError(original, reason=f"no mapping: the local golden has {golden.size} elements, the dump {mine.size}",
                               weight_mismatches=checked)

@@ -55,7 +55,7 @@ def load_source_model(path: Path) -> SourceModel:
     except Exception as error:  # protobuf's DecodeError and onnx's own errors
         raise IsolateInputError(f"{path}: --isolate: not an ONNX model ({type(error).__name__}: {error})") from None
     if not model.graph.node:
-        raise IsolateInputError(f"{path}: --isolate: not an ONNX model (no graph nodes; --isolate takes the source .onnx)")
+        raise IsolateInputError(f"{path}: --isolate: not an ONNX model (no graph nodes; --isolate takes the source .onnx, or a frozen TensorFlow .pb)")
     return index_model(path, model)
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Set, Tuple
 
-from opdiff.graph import FusionMap, InputRef, Op
-from opdiff.isolate.source_model import SourceModel
+from opdiff.graph import FusionMap, InputRef, Op, OutputDesc
+from opdiff.isolate.source_graph import SourceGraph
 
 # Ops a device graph inserts that change a tensor's dtype or layout, not its values' meaning.
 PASS_THROUGH_TYPES = frozenset({"Cast", "TransData", "TransDataRNN", "Identity"})
@@ -23,7 +23,7 @@ class InputSource:
     weight: bool = False
 
 
-def input_source(fusion_map: FusionMap, model: SourceModel, ref: InputRef) -> InputSource:
+def input_source(fusion_map: FusionMap, model: SourceGraph, ref: InputRef) -> InputSource:
     """The source of the tensor `ref` (an NPU op's data input)."""
     seen: Set[Tuple[str, int]] = set()
     while (ref.producer, ref.index) not in seen:
@@ -44,7 +44,7 @@ def input_source(fusion_map: FusionMap, model: SourceModel, ref: InputRef) -> In
     return InputSource()
 
 
-def desc_tensor(op: Op, position: int, model: SourceModel) -> Optional[str]:
+def desc_tensor(op: Op, position: int, model: SourceGraph) -> Optional[str]:
     """The source tensor output `position` of `op` stands for, by its output desc; None without one."""
     if position >= len(op.output_descs):
         return None
@@ -52,3 +52,11 @@ def desc_tensor(op: Op, position: int, model: SourceModel) -> Optional[str]:
     if not desc.origin_name:
         return None
     return model.tensor_of(desc.origin_name, desc.origin_output_index or 0)
+
+
+def producer_desc(fusion_map: FusionMap, ref: InputRef) -> Optional[OutputDesc]:
+    """The output desc of the tensor `ref` reads (its producer's output), None without one."""
+    producer = fusion_map.producer(ref)
+    if producer is None or not 0 <= ref.index < len(producer.output_descs):
+        return None
+    return producer.output_descs[ref.index]

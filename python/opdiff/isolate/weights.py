@@ -17,19 +17,21 @@ import numpy as np
 
 from opdiff.dumps.reader import DumpTensor
 from opdiff.graph import FusionMap, Op
-from opdiff.producers.onnx_support import OnnxNode
+from opdiff.isolate.decode import logical_array
+from opdiff.isolate.tensor_map import producer_desc
 
 # A dequantised int8 weight may sit this far beyond half a step (the scale is fitted, not stored).
 STEP_SLACK = 1.01
 
 
-def weight_mismatches(op: Op, node: OnnxNode, fusion_map: FusionMap, dumped: Sequence[DumpTensor],
+def weight_mismatches(op: Op, node_inputs: Sequence[str], fusion_map: FusionMap, dumped: Sequence[DumpTensor],
                       weight_of: Callable[[str], Optional[np.ndarray]]) -> Tuple[str, ...]:
-    """What differs between the dumped weights of `op` (its one original node `node`) and the
-    model's, one text per mismatching input; `weight_of` gives an initializer's values (None: not one)."""
+    """What differs between the dumped weights of `op` (its one original node, whose data inputs
+    are `node_inputs`) and the model's, one text per mismatching input; `weight_of` gives a
+    weight's values (None: not one)."""
     if len([name for name in op.original_names if name]) != 1:
         return ()
-    node_inputs = [t for t in node.input if t]
+    node_inputs = [t for t in node_inputs if t]
     found = []
     for k, ref in enumerate(op.inputs):
         producer = fusion_map.producer(ref)
@@ -38,7 +40,7 @@ def weight_mismatches(op: Op, node: OnnxNode, fusion_map: FusionMap, dumped: Seq
         expected = weight_of(node_inputs[k])
         if expected is None or expected.size != _elements(dumped[k]):
             continue
-        text = _mismatch(dumped[k].to_numpy(), expected)
+        text = _mismatch(logical_array(dumped[k], producer_desc(fusion_map, ref)), expected)
         if text:
             found.append(f"weight mismatch: input {k} ({node_inputs[k]}) {text}")
     return tuple(found)

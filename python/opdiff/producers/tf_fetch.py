@@ -69,7 +69,7 @@ def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], th
                 not_fetched.append(NotFetched(op.name, position, f"dtype {tensor.dtype.name}: a handle, not values"))
             else:
                 names.append(tensor.name)
-    fetcher = _Fetcher(graph, {f"{name}:0": value for name, value in feeds.items()}, _session_config(tf, threads), consumers(graph_def))
+    fetcher = _Fetcher(graph, {f"{name}:0": value for name, value in feeds.items()}, session_config(tf, threads), consumers(graph_def))
     inputs = [f"{name}:0" for name in feeds]
     probe = fetcher.run(inputs) if inputs else None  # feeds of the wrong shape or dtype fail every run: say so once
     if isinstance(probe, Exception):
@@ -157,7 +157,7 @@ def _has_op(graph: TfGraph, name: str) -> bool:
     return True
 
 
-def _session_config(tf: Any, threads: int) -> Any:
+def session_config(tf: Any, threads: int) -> Any:
     """The CPU alone, and the graph as it is: grappler and the classic optimiser off, so that every
     op runs as written (grappler rewrites an inference FusedBatchNorm into a Mul and an Add under
     its name, and fuses Conv2D with BiasAdd and Relu, which changes the rounding)."""

@@ -22,7 +22,8 @@ class LocalVerdict(str, Enum):
 @dataclass(frozen=True)
 class LocalError:
     """One output tensor of an NPU op compared with its local golden: the subgraph of the source
-    model from the op's dumped inputs to its original outputs, run by ONNX Runtime in float32.
+    model from the op's dumped inputs to its original outputs, run in float32 by ONNX Runtime
+    (or, for a frozen TensorFlow graph, by a TensorFlow Session).
 
     ``metrics`` is None when the op could not be isolated, and ``reason`` says why.
     ``amplification`` is the output's end-to-end error over the worst end-to-end error of the op's

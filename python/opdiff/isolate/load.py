@@ -1,0 +1,25 @@
+"""The source model of ``--isolate``, by its file: a frozen TensorFlow GraphDef (``.pb``), else ONNX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from opdiff.isolate.onnx_source import OnnxSource
+from opdiff.isolate.source_graph import SourceGraph
+from opdiff.isolate.source_model import IsolateInputError, load_source_model
+from opdiff.producers import MissingOnnxError
+
+TF_SUFFIX = ".pb"
+
+
+def load_source_graph(path: Path, threads: int = 0) -> SourceGraph:
+    """The loaded model at `path`; IsolateInputError (a ValueError: exit 2) naming the file and what
+    is wrong. `threads`: the framework's CPU threads (0: its own choice)."""
+    if path.suffix.lower() == TF_SUFFIX:
+        from opdiff.isolate.tf_source import load_tf_source
+
+        return load_tf_source(path, threads)
+    try:
+        return OnnxSource(load_source_model(path), threads)
+    except MissingOnnxError as error:
+        raise IsolateInputError(f"{path}: --isolate: {error}") from None
