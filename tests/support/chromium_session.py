@@ -6,16 +6,21 @@ needs nothing beyond the chromium binary. Clicks are real input events at screen
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Dict, Optional, Tuple, Type
+from typing import Any, Dict, Optional, Tuple, Type, Union
 
 from tests.support import chromium
+
+# An opdiff page (the HTML report) says it is drawn with <body data-ready="1">.
+OPDIFF_PAGE_READY = "document.body && document.body.dataset.ready === '1'"
 
 
 class ChromiumPage:
@@ -25,18 +30,23 @@ class ChromiumPage:
     'Start the browser and open the page'
     """
 
-    def __init__(self, page: Path, *, window: Tuple[int, int] = (1400, 1000), timeout: float = 60.0) -> None:
+    def __init__(self, page: Union[Path, str], *, window: Tuple[int, int] = (1400, 1000), timeout: float = 60.0,
+                 ready: str = OPDIFF_PAGE_READY) -> None:
+        """`page`: a local file, or an http:// URL of a server on this machine; `ready`: the JavaScript
+        condition that says the page is drawn (default: an opdiff page's body data-ready)."""
         binary = chromium.find_chromium()
         if binary is None:
             raise FileNotFoundError("no chromium binary found")
-        self.binary, self.url, self.window, self.timeout = binary, Path(page).resolve().as_uri(), window, timeout
+        url = page if isinstance(page, str) else Path(page).resolve().as_uri()
+        self.binary, self.url, self.window, self.timeout, self.ready = binary, url, window, timeout, ready
         self._ids = 0
         self._buffer = b""
         self.session = ""
 
     def __enter__(self) -> ChromiumPage:
         """Start the browser and open the page: returns once the page's scripts ran (body data-ready)."""
-        self._profile = tempfile.TemporaryDirectory(prefix="opdiff-chromium-")
+        # a browser's helper processes may still write the profile as it is removed
+        self._profile = tempfile.TemporaryDirectory(prefix="opdiff-chromium-", ignore_cleanup_errors=True)
         commands_read, self._commands = os.pipe()
         self._replies, replies_write = os.pipe()
 
@@ -48,18 +58,19 @@ class ChromiumPage:
         args = chromium._base_args(self.binary, self._profile.name) + [
             f"--window-size={self.window[0]},{self.window[1]}", "--remote-debugging-pipe", "about:blank"]
         self._process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                         env=chromium._browser_environment(), preexec_fn=wire, close_fds=False)
+                                         env=chromium._browser_environment(), preexec_fn=wire, close_fds=False,
+                                         start_new_session=True)  # its own group: __exit__ stops every helper process
         os.close(commands_read)
         os.close(replies_write)
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
         self.call("Page.navigate", url=self.url)
-        self.wait_for("document.body && document.body.dataset.ready === '1'")
+        self.wait_for(self.ready)
         return self
 
     def __exit__(self, kind: Optional[Type[BaseException]], error: Optional[BaseException],
                  trace: Optional[TracebackType]) -> None:
-        self._process.kill()
+        os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
         os.close(self._commands)
         os.close(self._replies)
@@ -106,6 +117,12 @@ class ChromiumPage:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"page never got to: {condition}")
             time.sleep(0.05)
+
+    def screenshot(self, out: Path) -> Path:
+        """A PNG of the window as it is now."""
+        shot = self.call("Page.captureScreenshot", format="png")
+        Path(out).write_bytes(base64.b64decode(shot["data"]))
+        return Path(out)
 
     def click(self, selector: str) -> None:
         """A real left click at the centre of the first element matching `selector`, once that point
