@@ -251,3 +251,23 @@ def test_a_pb_model_without_tensorflow_exits_2_with_the_install_hint(tmp_path, c
                  "--isolate", str(graph), "-out", str(tmp_path / "out")])
     error = capsys.readouterr().err.replace("\n", "")
     assert code == 2 and str(graph) in error and "tensorflow not installed" in error and 'pip install "opdiff[tf]"' in error
+
+
+@pytest.mark.skipif("squeezenet" not in LIGHT, reason="this onnx wheel ships no light squeezenet")
+def test_model_explorer_node_data_carries_the_local_error_and_the_onnx_names(tmp_path):
+    model = onnx.load(str(_golden_model(tmp_path)))
+    faulted = [node.name for node in model.graph.node if node.op_type == "Conv"][2]
+    device = dump_light(tmp_path, "squeezenet", "--fault", f"{faulted}=2")
+    out = tmp_path / "out"
+    assert main(["compare", "-m", str(device / "dump"), "-g", str(tmp_path / "g" / "golden"), "-f", str(device / "fusion_rule.json"),
+                 "--isolate", str(tmp_path / "g" / "model.onnx"), "-out", str(out), "--report", "model-explorer"]) == 0
+    (record_path,) = out.glob("result_*.model_explorer.json")
+    record = json.loads(record_path.read_text())
+    assert set(record["onnx_node_data"]) == {"cosine", "verdict", "local_error"} and "local_error" in record["node_data"]
+    (holder,) = ops_holding(device, [faulted])
+    (local,) = json.loads((out / record["node_data"]["local_error"]).read_text()).values()  # {graph id: GraphNodeData}
+    errors = {node: result["value"] for node, result in local["results"].items()}
+    assert max(errors, key=errors.__getitem__) == holder  # the faulted op's own error stands out
+    onnx_verdict = json.loads((out / record["onnx_node_data"]["verdict"]).read_text())["results"]  # no graph id: the ONNX graph shown
+    assert onnx_verdict[faulted]["value"] == 1
+    assert set(onnx_verdict) <= {node.name for node in model.graph.node}

@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.report.model_explorer.graph_id import graph_id, rule_kind
 from opdiff.results.findings import Finding
+from opdiff.results.isolation import error_measure
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import Verdict
@@ -96,8 +97,8 @@ def graph_node_data(values: Mapping[str, float], colours: Mapping[str, str], *, 
 
 def node_data_documents(report: Report, judge: Verdict, graph: Optional[str],
                         extra: Optional[Mapping[str, Mapping[str, float]]] = None) -> Dict[str, Dict[str, Any]]:
-    """The node-data documents by metric. `extra` adds metrics by name (op name -> value): the hook
-    for ``local_error``, which compare --isolate supplies once it exists."""
+    """The node-data documents by metric. `extra` adds metrics by name (op name -> value):
+    ``local_error`` under --isolate."""
     numbers = op_numbers(report, judge)
     colours = {name: COLOURS[op.verdict] for name, op in numbers.items()}
     per_metric: Dict[str, Dict[str, Any]] = {
@@ -120,22 +121,68 @@ def sidecar_path(stem_path: Path) -> Path:
     return stem_path.with_name(stem_path.name + SIDECAR_SUFFIX)
 
 
+def local_errors(report: Report) -> Dict[str, float]:
+    """Each isolated NPU op's own error (--isolate): the worst error measure of its outputs re-run
+    alone (results.isolation.error_measure: max(1 - cosine, NormRatioError^2 / 2)), by op name."""
+    worst: Dict[str, float] = {}
+    for row in report.rows:
+        if row.local is not None and row.local.metrics is not None:
+            value = error_measure(row.local.metrics)
+            worst[row.tensor.op] = max(value, worst.get(row.tensor.op, value))
+    return worst
+
+
+# Which of several NPU ops holding one ONNX node shows its numbers: a failing one first.
+_SEVERITY = {OpVerdict.FAIL: 2, OpVerdict.PASS: 1, OpVerdict.NOT_COMPARED: 0}
+
+
+def onnx_node_documents(report: Report, judge: Verdict) -> Dict[str, Dict[str, Any]]:
+    """Node data keyed by the source ONNX model's node names (--isolate MODEL.onnx): each original op
+    takes the numbers of the NPU op it was fused into (the worst, where several hold it). Written
+    without a graph id: Model Explorer applies it to the ONNX graph it shows."""
+    numbers = op_numbers(report, judge)
+    own = local_errors(report)
+    owner: Dict[str, str] = {}  # ONNX node -> the NPU op holding it, the worst verdict first
+    for row in report.rows:
+        if row.local is None or row.tensor.op not in numbers:
+            continue
+        for node in row.local.original_ops:
+            held = owner.get(node)
+            if held is None or _SEVERITY[numbers[row.tensor.op].verdict] > _SEVERITY[numbers[held].verdict]:
+                owner[node] = row.tensor.op
+    colours = {node: COLOURS[numbers[op].verdict] for node, op in owner.items()}
+    cosines = {node: numbers[op].cosine for node, op in owner.items()}
+    per_metric: Dict[str, Dict[str, Any]] = {
+        "cosine": graph_node_data({node: value for node, value in cosines.items() if value is not None}, colours),
+        "verdict": graph_node_data({n: int(numbers[op].verdict) for n, op in owner.items()}, colours, thresholds=VERDICT_THRESHOLDS),
+    }
+    if own:
+        per_metric["local_error"] = graph_node_data({n: own[op] for n, op in owner.items() if op in own}, colours)
+    return per_metric
+
+
+def _write_documents(documents: Mapping[str, Dict[str, Any]], stem_path: Path, infix: str) -> Dict[str, str]:
+    files: Dict[str, str] = {}
+    for metric, document in documents.items():
+        target = stem_path.with_name(f"{stem_path.name}{infix}.{metric}{NODE_DATA_SUFFIX}")
+        write_text(target, json.dumps(document, allow_nan=False), mode=RESULT_MODE)
+        files[metric] = target.name
+    return files
+
+
 def write_model_explorer_node_data(report: Report, path: Path, findings: Sequence[Finding], verdict: Verdict) -> Path:
     """Write the node-data files of `report` beside `path` (``{result stem}.model-explorer``), then the
-    record naming them and the rule; returns the record's path."""
-    # compare --isolate (built on its own branch) plugs in here: its local errors by op name go to
-    # node_data_documents(..., extra={"local_error": ...}), and node data keyed by the ONNX node names
-    # is written the same way as {result stem}.onnx.{metric}.node_data.json (ONNX_INFIX), listed in the
-    # record under "onnx_node_data"; opdiff view already loads every *.node_data.json of the folder.
+    record naming them and the rule; returns the record's path. With --isolate, also ``local_error``
+    and the ONNX-keyed files ``{result stem}.onnx.{metric}.node_data.json``."""
     stem_path = path.with_suffix("")
     rule = report.graph
     kind = rule_kind(rule) if rule is not None else None
     graph = graph_id(rule, kind) if rule is not None else None
-    files: Dict[str, str] = {}
-    for metric, document in node_data_documents(report, verdict, graph).items():
-        target = stem_path.with_name(f"{stem_path.name}.{metric}{NODE_DATA_SUFFIX}")
-        write_text(target, json.dumps(document, allow_nan=False), mode=RESULT_MODE)
-        files[metric] = target.name
+    own = local_errors(report)
+    files = _write_documents(node_data_documents(report, verdict, graph, extra={"local_error": own} if own else None),
+                             stem_path, "")
+    isolated = any(row.local is not None for row in report.rows)
+    onnx_files = _write_documents(onnx_node_documents(report, verdict), stem_path, ONNX_INFIX) if isolated else {}
     record = {
         "schema": SIDECAR_SCHEMA,
         # the rule's file, when the comparison read one; opdiff view shows its graph
@@ -143,6 +190,7 @@ def write_model_explorer_node_data(report: Report, path: Path, findings: Sequenc
         "rule_kind": kind.name if kind is not None else None,
         "graph_id": graph,
         "node_data": files,
+        "onnx_node_data": onnx_files,
         "verdict": verdict.name,
         "colours": {verdict_.name.lower(): colour for verdict_, colour in COLOURS.items()},
     }
