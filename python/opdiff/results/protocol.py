@@ -3,10 +3,10 @@
 ``Result`` is the surface a tensor comparison (:class:`opdiff.results.tensor_report.Report`) and a
 statistics comparison (:class:`opdiff.results.statistics_report.StatisticsReport`) share; the
 commands and the format table of report/ read a result through it and pick its writers by
-``family``, never by class. The ``*Views`` protocols (TensorViews, StatisticsViews) are what a result calls to show itself in a
-terminal (``__rich__``), in a notebook (``_repr_html_``) and to write its CSV, declared beside each
-result class: report/ implements them, and whoever builds a result hands it its views, so that this
-package imports no writer.
+``family``, never by class. The ``*Views`` protocols (TensorViews, StatisticsViews), declared beside
+each result class, are what a result calls to show itself in a terminal (``__rich__``), in a notebook
+(``_repr_html_``) and to write its CSV: report/ implements them, and whoever builds a result hands it
+its views, so that this package imports no writer.
 """
 
 from __future__ import annotations
