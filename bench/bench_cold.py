@@ -21,11 +21,11 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from rich.console import Console
 from rich.table import Table
-from side_by_side.bench_data import DataSet, llm_sizes, write_fusion_set
+from side_by_side.bench_data import CASE_B, DataSet, each_data_set, llm_case
 from side_by_side.measure import RunStats, run_measured
 from side_by_side.page_cache import cat_command, drop_from_cache, files_under, resident_fraction
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command
@@ -88,14 +88,6 @@ def table(cases: List[tuple[DataSet, List[ColdRun]]]) -> Table:
     return t
 
 
-def plans(gb: float) -> List[tuple[str, str, Callable[[Path], DataSet]]]:
-    return [
-        ("b", "(b) 20 ops x 16M", lambda p: write_fusion_set(p, "(b) 20 ops x 16M", [1 << 24] * 20, nc1hwc0_every=2)),
-        ("g", f"(g) LLM-like {gb:g} GB", lambda p: write_fusion_set(
-            p, f"(g) LLM-like {gb:g} GB", llm_sizes(2000, int(gb * 1e9)), with_inputs=False)),
-    ]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default="b,g", help="comma-separated cases to run (b, g)")
@@ -113,16 +105,8 @@ def main() -> int:
     wanted = set(args.only.split(","))
     cases: List[tuple[DataSet, List[ColdRun]]] = []
     try:
-        for key, label, make in plans(args.gb):
-            if key not in wanted:
-                continue
-            folder = root / key
-            console.print(f"[bold]{label}[/]: generating in {folder}")
-            data = make(folder)
-            os.sync()
+        for _, data, folder in each_data_set([CASE_B, llm_case("g", args.gb)], wanted, root, console, keep=args.keep):
             cases.append((data, run_case(data, tool, folder / "out", args.repeats, console)))
-            if not args.keep:
-                shutil.rmtree(folder, ignore_errors=True)  # /tmp is shared: one data set at a time
         console.print(table(cases))
         console.print("throughput = NPU dump plus golden bytes / wall time; cold cat's throughput is the disk's as this "
                       "machine sees it (a virtual machine's host may cache it). Load average at the end: "

@@ -33,7 +33,7 @@ from typing import List, Optional
 
 from rich.console import Console
 from rich.table import Table
-from side_by_side.bench_data import DataSet, llm_sizes, write_fusion_set
+from side_by_side.bench_data import CASE_A, CASE_B, DataSet, each_data_set, llm_case, write_fusion_set
 from side_by_side.csv_diff import diff_csvs
 from side_by_side.measure import RunStats, run_measured
 from side_by_side.page_cache import cat_command
@@ -143,25 +143,10 @@ def main() -> int:
     wanted = set(args.only.split(","))
     outcomes: List[Outcome] = []
     try:
-        plans = [
-            ("a", "(a) 2,000 ops x 64K", lambda p: write_fusion_set(p, "(a) 2,000 ops x 64K", [1 << 16] * 2000, nc1hwc0_every=2)),
-            ("b", "(b) 20 ops x 16M", lambda p: write_fusion_set(p, "(b) 20 ops x 16M", [1 << 24] * 20, nc1hwc0_every=2)),
-            ("c", f"(c) LLM-like {args.llm_gb:g} GB", lambda p: write_fusion_set(
-                p, f"(c) LLM-like, 2,000 tensors, {args.llm_gb:g} GB", llm_sizes(2000, int(args.llm_gb * 1e9)), with_inputs=False)),
-            ("d", "(d) one pair x 256M", lambda p: write_fusion_set(p, "(d) one pair x 256M", [1 << 28], with_inputs=False)),
-        ]
-        for key, label, make in plans:
-            if key not in wanted:
-                continue
-            folder = root / key
-            console.print(f"[bold]{label}[/]: generating in {folder}")
-            data = make(folder)
-            # The data set was just written: let the kernel write it back first, so that neither tool
-            # is timed while the disk absorbs a gigabyte of dirty pages (the page cache stays warm).
-            os.sync()
+        cases = [CASE_A, CASE_B, llm_case("c", args.llm_gb),
+                 ("d", "(d) one pair x 256M", lambda p: write_fusion_set(p, "(d) one pair x 256M", [1 << 28], with_inputs=False))]
+        for key, data, folder in each_data_set(cases, wanted, root, console, keep=args.keep):
             outcomes.append(run_case(data, None if key == "d" else tool, folder / "out", args.repeats, console))
-            if not args.keep:
-                shutil.rmtree(folder, ignore_errors=True)  # /tmp is shared: one data set at a time
         console.print(table(outcomes))
         console.print("speed-up wall = reference wall / opdiff wall; speed-up CPU = the same on user+system CPU time "
                       "(less sensitive to other jobs on a shared machine); / cat = wall time over warm cat's of the same files. Load average during the run: "

@@ -7,11 +7,14 @@ what matters, and the noise is still independent of the golden values."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Sequence, Set, Tuple
 
 import numpy as np
+from rich.console import Console
 
 from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.writer import save_npy
@@ -100,3 +103,35 @@ def llm_sizes(count: int, total_bytes: int, seed: int = 0) -> List[int]:
     raw = np.exp(rng.uniform(np.log(4096), np.log(32 << 20), count))
     scaled = raw * (total_bytes / 6) / raw.sum()
     return [max(256, int(n) // 256 * 256) for n in scaled]
+
+
+# A benchmark case: its key (--only), its label, and the writer of its data set into a folder.
+Case = Tuple[str, str, Callable[[Path], DataSet]]
+
+CASE_A: Case = ("a", "(a) 2,000 ops x 64K", lambda p: write_fusion_set(p, "(a) 2,000 ops x 64K", [1 << 16] * 2000, nc1hwc0_every=2))
+CASE_B: Case = ("b", "(b) 20 ops x 16M", lambda p: write_fusion_set(p, "(b) 20 ops x 16M", [1 << 24] * 20, nc1hwc0_every=2))
+
+
+def llm_case(key: str, gb: float) -> Case:
+    """The LLM-like set: 2,000 tensors of log-uniform sizes, `gb` GB in all."""
+    label = f"({key}) LLM-like {gb:g} GB"
+    return (key, label, lambda p: write_fusion_set(p, f"({key}) LLM-like, 2,000 tensors, {gb:g} GB",
+                                                  llm_sizes(2000, int(gb * 1e9)), with_inputs=False))
+
+
+def each_data_set(cases: Sequence[Case], wanted: Set[str], root: Path, console: Console, *,
+                  keep: bool) -> Iterator[Tuple[str, DataSet, Path]]:
+    """Write each wanted case's data set under `root`, one at a time, and yield (key, data set, its
+    folder); the folder is removed once the caller moves on, unless `keep`."""
+    for key, label, make in cases:
+        if key not in wanted:
+            continue
+        folder = root / key
+        console.print(f"[bold]{label}[/]: generating in {folder}")
+        data = make(folder)
+        # The data set was just written: let the kernel write it back first, so that no tool is
+        # timed while the disk absorbs a gigabyte of dirty pages.
+        os.sync()
+        yield key, data, folder
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)  # /tmp is shared: one data set at a time
