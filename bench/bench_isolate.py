@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from side_by_side.isolation_cost import isolation_cost
 
 from opdiff.producers import DumpOptions, DumpResult, Precision, dump_onnx
 from opdiff.producers.light_models import light_model_names, load_light_model
@@ -62,33 +61,11 @@ def dump_pair(model: OnnxModel, folder: Path, name: str) -> Tuple[DumpResult, Du
     return golden, device
 
 
-def wall(command: List[str], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
-def isolated_ops(out: Path) -> int:
-    """NPU ops with an isolated output in the isolation CSV."""
-    import csv
-
-    (path,) = out.glob("isolation_*.csv")
-    with open(path, newline="") as handle:
-        return len({row["NPUDump"] for row in csv.DictReader(handle) if row["LocalVerdict"] in ("pass", "fail")})
-
-
 def measure(name: str, golden: DumpResult, device: DumpResult, folder: Path, repeat: int) -> Tuple[str, int, float, float, int, float]:
     base = [sys.executable, "-m", "opdiff", "compare", "-m", str(device.tensor_folder), "-g", str(golden.tensor_folder),
             "-f", str(device.fusion_rule)]
-    without = wall(base + ["-out", str(folder / "plain")], repeat)
-    out = folder / "isolated"
-    with_isolate = wall(base + ["-out", str(out), "--isolate", str(golden.model_path)], repeat)
-    ops = isolated_ops(out)
-    per_op = (with_isolate - without) / ops * 1000 if ops else float("nan")
-    return name, device.ops, without, with_isolate, ops, per_op
+    cost = isolation_cost(base, golden.model_path, folder, repeat)
+    return name, device.ops, cost.without, cost.with_isolate, cost.ops, cost.ms_per_op
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -18,13 +18,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from side_by_side.isolation_cost import isolation_cost
 
 import opdiff
 from opdiff.producers.tf_support import require_tensorflow
@@ -73,15 +73,6 @@ def write_case(length: int, folder: Path) -> None:
                     "-o", str(folder / "golden")], check=True, stdout=subprocess.DEVNULL)
 
 
-def wall(command: List[str], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ))
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chain", default="400,2000", help="comma-separated chain lengths")
@@ -98,9 +89,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             write_case(length, folder)
             base = [sys.executable, "-m", "opdiff", "compare", "-m", str(folder / "device"), "-g", str(folder / "golden" / "golden"),
                     "-f", str(folder / "rule.json")]
-            without = wall(base + ["-out", str(folder / "plain")], args.repeat)
-            with_isolate = wall(base + ["-out", str(folder / "isolated"), "--isolate", str(folder / "golden" / "model.pb")], args.repeat)
-            table.add_row(f"chain of {length}", f"{without:.2f}", f"{with_isolate:.2f}", f"{(with_isolate - without) / length * 1000:.1f}")
+            cost = isolation_cost(base, folder / "golden" / "model.pb", folder, args.repeat)
+            table.add_row(f"chain of {length}", f"{cost.without:.2f}", f"{cost.with_isolate:.2f}", f"{cost.ms_per_op:.1f}")
     Console().print(table)
     return 0
 
