@@ -24,8 +24,9 @@ def best_wall(command: List[str], repeat: int) -> float:
 
 
 def isolated_ops(out: Path) -> int:
-    """NPU ops with an isolated output in the isolation CSV under `out`."""
-    (path,) = out.glob("isolation_*.csv")
+    """NPU ops with an isolated output in the newest isolation CSV under `out` (each repeat writes
+    one, all of the same comparison)."""
+    path = max(out.glob("isolation_*.csv"), key=lambda found: found.stat().st_mtime)
     with open(path, newline="") as handle:
         return len({row["NPUDump"] for row in csv.DictReader(handle) if row["LocalVerdict"] in ("pass", "fail")})
 
