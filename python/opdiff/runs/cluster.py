@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
 from opdiff.results.runs_summary import JobEnd
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from distributed.security import Security
 
 POLL_SECONDS = 0.2
+# the reason distributed gives the futures it cancels when the client loses its scheduler
+SCHEDULER_CONNECTION_LOST = "scheduler-connection-lost"
 WORKERS_EVERY_SECONDS = 1.0
 
 
@@ -150,6 +153,14 @@ class ClusterExecutor:
 
     def _outcome(self, future: Future[bytes], task: RunTask) -> Optional[RunOutcome]:
         """The run's outcome; None when the client lost the scheduler (and with it every future)."""
+        try:
+            return self._fetch_outcome(future, task)
+        except CancelledError as error:  # cancelled between reading its status and fetching its result
+            if getattr(error, "reason", "") == SCHEDULER_CONNECTION_LOST or self.client.status != "running":
+                return None
+            return RunOutcome(task.key, reason=f"the cluster cancelled it ({error})", lost=True)
+
+    def _fetch_outcome(self, future: Future[bytes], task: RunTask) -> Optional[RunOutcome]:
         if future.status == "cancelled" and self.client.status != "running":
             return None
         if future.status == "finished":
