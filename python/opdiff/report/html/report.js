@@ -65,6 +65,12 @@
       el("span", { class: "count pass", text: `${s.passing} pass` }),
       el("span", { class: "count fail", text: `${s.failing} fail` }),
       el("span", { class: "count", text: `${s.not_compared} not compared` }));
+    const first = rows.findIndex((r) => status(r) === "failing");
+    const line = $("first-failure");
+    if (first < 0) { line.hidden = true; return; }
+    line.append("first failing tensor in execution order: ",
+      el("a", { href: `#row=${first}`, class: "first-link", "data-row": String(first), text: rows[first][F.tensor_index] }),
+      ` (Index ${rows[first][F.index]}, ${rows[first][F.op_type]})`);
   }
 
   // A threshold as a person reads it: near 1 (cosine), enough decimals that 1 - value keeps 3
@@ -78,9 +84,10 @@
   function renderThresholds() {
     const metrics = [], pairs = [], cell = {};
     for (const t of data.thresholds) {
+      const scope = t.applies_to || "every tensor";
       if (!metrics.includes(t.metric)) metrics.push(t.metric);
-      if (!pairs.includes(t.applies_to)) pairs.push(t.applies_to);
-      cell[`${t.applies_to}\u0000${t.metric}`] = `${t.fails_when === "below" ? "<" : t.fails_when === "above" ? ">" : t.fails_when} ${roundThreshold(t.value)}`;
+      if (!pairs.includes(scope)) pairs.push(scope);
+      cell[`${scope}\u0000${t.metric}`] = `${t.fails_when === "below" ? "<" : t.fails_when === "above" ? ">" : t.fails_when} ${roundThreshold(t.value)}`;
     }
     const table = $("thresholds");
     if (!pairs.length) { table.hidden = true; return; }
@@ -117,9 +124,13 @@
     }
   }
 
-  // ---- chart: cosine (left, linear), max relative error and NormRatioError (right, log10) per compared row
+  // ---- chart: the schema's series per compared row; similarities on the left (linear, up to 1),
+  // errors on the right (log10), each dashed at its threshold
   const chart = { points: [], x0: 56, x1: 0, y0: 10, y1: 0 };
-  const NORM = "#ef6c00";
+  const VIEW = data.view;
+  function thresholdOf(series) {
+    return series.threshold ? data.thresholds.find((t) => t.metric === series.threshold) : undefined;
+  }
   function renderChart() {
     const canvas = $("chart");
     const ratio = window.devicePixelRatio || 1;
@@ -131,66 +142,71 @@
     const pts = [];
     rows.forEach((r, i) => { if (r[F.compared]) pts.push(i); });
     chart.points = pts;
-    const cosThr = data.thresholds.find((t) => t.metric === "CosineSimilarity");
-    const relThr = data.thresholds.find((t) => t.metric === "MaxRelativeError");
-    const normThr = data.thresholds.find((t) => t.metric === "NormRatioError");
-    let cmin = cosThr ? cosThr.value : 1;
-    let rmin = Infinity, rmax = -Infinity;
+    const left = VIEW.series.filter((s) => s.axis === "left"), right = VIEW.series.filter((s) => s.axis === "right");
+    let cmin = 1, rmin = Infinity, rmax = -Infinity;
+    for (const s of left) { const thr = thresholdOf(s); if (thr) cmin = Math.min(cmin, thr.value); }
+    for (const s of right) { const thr = thresholdOf(s); if (thr && thr.value > 0) { rmin = Math.min(rmin, thr.value); rmax = Math.max(rmax, thr.value); } }
     for (const i of pts) {
-      const c = num(rows[i][F.cosine_similarity]), e = num(rows[i][F.max_relative_error]);
-      if (isFinite(c)) cmin = Math.min(cmin, c);
-      const n = num(rows[i][F.norm_ratio_error]);
-      for (const v of [e, n]) if (isFinite(v) && v > 0) { rmin = Math.min(rmin, v); rmax = Math.max(rmax, v); }
+      for (const s of left) { const c = num(rows[i][F[s.field]]); if (isFinite(c)) cmin = Math.min(cmin, c); }
+      for (const s of right) { const v = num(rows[i][F[s.field]]); if (isFinite(v) && v > 0) { rmin = Math.min(rmin, v); rmax = Math.max(rmax, v); } }
     }
-    for (const thr of [relThr, normThr]) if (thr && thr.value > 0) { rmin = Math.min(rmin, thr.value); rmax = Math.max(rmax, thr.value); }
     if (!isFinite(rmin)) { rmin = 1e-6; rmax = 1; }
     const lo = Math.floor(Math.log10(rmin)), hi = Math.max(Math.ceil(Math.log10(rmax)), lo + 1);
     cmin = Math.max(-1, cmin - (1 - cmin) * 0.05 - 1e-6);
     const X = (k) => chart.x0 + (pts.length > 1 ? (k / (pts.length - 1)) : 0.5) * (chart.x1 - chart.x0);
     const YC = (c) => chart.y0 + (1 - (c - cmin) / (1 - cmin)) * (chart.y1 - chart.y0);
     const YR = (e) => chart.y1 - ((Math.log10(Math.max(e, Math.pow(10, lo))) - lo) / (hi - lo)) * (chart.y1 - chart.y0);
+    const Y = (s) => (s.axis === "left" ? YC : YR);
     chart.X = X;
     // axes and grid
     g.fillStyle = "#fff"; g.fillRect(0, 0, W, H);
     g.strokeStyle = "#ddd"; g.lineWidth = 1; g.font = "11px system-ui, sans-serif"; g.fillStyle = "#555";
-    for (let k = 0; k <= 4; k++) {
-      const c = cmin + (1 - cmin) * k / 4, y = YC(c);
-      g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke();
-      g.textAlign = "right"; g.fillStyle = "#1565c0"; g.fillText(c.toFixed(4), chart.x0 - 4, y + 4);
+    if (left.length) {
+      for (let k = 0; k <= 4; k++) {
+        const c = cmin + (1 - cmin) * k / 4, y = YC(c);
+        g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke();
+        g.textAlign = "right"; g.fillStyle = left[0].colour; g.fillText(c.toFixed(4), chart.x0 - 4, y + 4);
+      }
     }
-    g.textAlign = "left"; g.fillStyle = "#8e24aa";
-    for (let p = lo; p <= hi; p++) g.fillText(`1e${p}`, chart.x1 + 4, YR(Math.pow(10, p)) + 4);
+    if (right.length) {
+      g.textAlign = "left"; g.fillStyle = right[0].colour;
+      for (let p = lo; p <= hi; p++) {
+        const y = YR(Math.pow(10, p));
+        if (!left.length) { g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
+        g.fillText(`1e${p}`, chart.x1 + 4, y + 4);
+      }
+    }
     g.fillStyle = "#555"; g.textAlign = "center";
     g.fillText(`compared tensors in execution order (${pts.length})`, (chart.x0 + chart.x1) / 2, H - 8);
     g.strokeStyle = "#999"; g.strokeRect(chart.x0, chart.y0, chart.x1 - chart.x0, chart.y1 - chart.y0);
     // thresholds: dashed, in the colour of their series
     g.setLineDash([6, 4]); g.lineWidth = 1.5;
-    if (cosThr) { g.strokeStyle = "#1565c0"; const y = YC(cosThr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
-    if (relThr && relThr.value > 0) { g.strokeStyle = "#8e24aa"; const y = YR(relThr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
-    if (normThr && normThr.value > 0) { g.strokeStyle = NORM; const y = YR(normThr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke(); }
+    for (const s of VIEW.series) {
+      const thr = thresholdOf(s);
+      if (!thr || (s.axis === "right" && !(thr.value > 0))) continue;
+      g.strokeStyle = s.colour; const y = Y(s)(thr.value); g.beginPath(); g.moveTo(chart.x0, y); g.lineTo(chart.x1, y); g.stroke();
+    }
     g.setLineDash([]);
-    // series
-    const series = (field, Y, colour) => {
-      g.strokeStyle = colour; g.lineWidth = 1.2; g.beginPath();
+    // series: errors first, so the similarity is drawn on top
+    for (const s of right.concat(left)) {
+      g.strokeStyle = s.colour; g.lineWidth = 1.2; g.beginPath();
       let open = false;
       pts.forEach((i, k) => {
-        const v = num(rows[i][field]);
+        const v = num(rows[i][F[s.field]]);
         if (!isFinite(v)) { open = false; return; }
-        const x = X(k), y = Y(v);
+        const x = X(k), y = Y(s)(v);
         if (open) g.lineTo(x, y); else g.moveTo(x, y);
         open = true;
       });
       g.stroke();
-    };
-    series(F.max_relative_error, YR, "rgba(142,36,170,0.75)");
-    series(F.norm_ratio_error, YR, NORM);
-    series(F.cosine_similarity, YC, "#1565c0");
-    // failing tensors marked at their cosine (or on the axis when it is NaN)
+    }
+    // failing tensors marked on the first series (or on the axis when it is NaN)
+    const marked = VIEW.series[0];
     g.fillStyle = "#c62828";
     pts.forEach((i, k) => {
-      if (!rows[i][F.failing]) return;
-      const c = num(rows[i][F.cosine_similarity]);
-      g.beginPath(); g.arc(X(k), isFinite(c) ? YC(c) : chart.y1, 3, 0, 2 * Math.PI); g.fill();
+      if (!rows[i][F.failing] || !marked) return;
+      const v = num(rows[i][F[marked.field]]);
+      g.beginPath(); g.arc(X(k), isFinite(v) ? Y(marked)(v) : chart.y1, 3, 0, 2 * Math.PI); g.fill();
     });
     // let tests (and people) see the chart was drawn: count painted pixels in a column band
     const ink = g.getImageData(0, 0, canvas.width, canvas.height).data;
@@ -207,24 +223,31 @@
     };
     const legend = $("legend");
     const key = (colour, text, dashed) => el("span", {}, el("i", { style: `background:${colour};${dashed ? "height:0;border-top:2px dashed " + colour : ""}` }), text);
-    legend.append(key("#1565c0", "cosine similarity (left axis)"), key("#8e24aa", "max relative error (right axis, log)"),
-      key(NORM, "NormRatioError (right axis, log)"), key("#c62828", "failing tensor"));
-    if (cosThr) legend.append(key("#1565c0", `cosine threshold ${roundThreshold(cosThr.value)}`, true));
-    if (relThr) legend.append(key("#8e24aa", `max relative error threshold ${roundThreshold(relThr.value)}`, true));
-    if (normThr) legend.append(key(NORM, `NormRatioError threshold ${roundThreshold(normThr.value)}`, true));
-    canvas.dataset.series = "cosine_similarity max_relative_error norm_ratio_error";
+    for (const s of left.concat(right)) legend.append(key(s.colour, `${s.label} (${s.axis === "left" ? "left axis" : "right axis, log"})`));
+    legend.append(key("#c62828", "failing tensor"));
+    for (const s of left.concat(right)) {
+      const thr = thresholdOf(s);
+      if (thr) legend.append(key(s.colour, `${s.label} threshold ${roundThreshold(thr.value)}`, true));
+    }
+    canvas.dataset.series = VIEW.series.map((s) => s.field).join(" ");
   }
 
-  // ---- table
-  const COLUMNS = [
-    ["#", (r, i) => i, "num"], ["Index", (r) => r[F.index], "num"], ["OpType", (r) => r[F.op_type]],
-    ["TensorIndex", (r) => r[F.tensor_index]], ["GroundTruth", (r) => r[F.ground_truth]],
-    ["dtype", (r) => `${r[F.my_dtype] || ""}/${r[F.golden_dtype] || ""}`], ["Shape", (r) => (r[F.shape] || []).join(",")],
-    ["Cosine", (r) => num(r[F.cosine_similarity]), "float"], ["MaxAbsErr", (r) => num(r[F.max_absolute_error]), "float"],
-    ["MaxRelErr", (r) => num(r[F.max_relative_error]), "float"], ["MeanRelErr", (r) => num(r[F.mean_relative_error]), "float"],
-    ["RMSE", (r) => num(r[F.root_mean_square_error]), "float"], ["status", (r) => status(r), "status"],
-    ["reasons", (r) => (r[F.reasons] || []).join(", "), "reason"],
-  ];
+  // ---- table: the schema's columns
+  function cellOf(column, r, i) {
+    const f = F[column.field];
+    switch (column.kind) {
+      case "position": return i;
+      case "float": return num(r[f]);
+      case "pair": return `${r[f] || ""}/${r[F[column.second]] || ""}`;
+      case "list": return (r[f] || []).join(",");
+      case "status": return status(r);
+      case "reason": return (r[f] || []).join(", ");
+      default: return r[f] === null || r[f] === undefined ? "" : r[f];
+    }
+  }
+  const CELL_CLASS = { position: "num", int: "num", float: "num", status: "status", reason: "reason" };
+  const COLUMNS = VIEW.columns.map((c) => [c.label, (r, i) => cellOf(c, r, i), c.kind]);
+  const SEARCH = VIEW.search.map((name) => F[name]);
   const view = { order: rows.map((_, i) => i), shown: [], sortBy: -1, asc: true, page: 0, selected: -1 };
 
   function applyView() {
@@ -234,8 +257,8 @@
       const r = rows[i];
       if (want !== "all" && status(r) !== want) return false;
       if (!text) return true;
-      return [F.op_type, F.tensor_index, F.npu_dump, F.ground_truth].some((f) => String(r[f]).toLowerCase().includes(text))
-        || (r[F.reasons] || []).some((s) => s.toLowerCase().includes(text));
+      return SEARCH.some((f) => String(r[f]).toLowerCase().includes(text))
+        || VIEW.reasons.some((name) => (r[F[name]] || []).some((s) => s.toLowerCase().includes(text)));
     });
     view.shown = shown;
     view.page = Math.min(view.page, Math.max(0, Math.ceil(shown.length / PAGE) - 1));
@@ -263,10 +286,12 @@
     for (const i of view.shown.slice(start, start + PAGE)) {
       const r = rows[i];
       const tr = el("tr", { class: `row ${status(r)}${i === view.selected ? " selected" : ""}`, id: `row-${i}`, "data-row": String(i) });
-      COLUMNS.forEach(([, key, kind]) => {
+      COLUMNS.forEach(([, key, kind], c) => {
         const v = key(r, i);
-        const text = kind === "float" ? fmtFloat(v) : String(v);
-        tr.append(el("td", kind === "reason" ? { class: kind, title: text, text } : { class: kind === "float" ? "num" : kind || "", text }));
+        // a value the row does not have (not compared) is an empty cell; a NaN it has reads "NaN"
+        const absent = r[F[VIEW.columns[c].field]] === null;
+        const text = kind === "float" ? (absent ? "" : fmtFloat(v)) : String(v);
+        tr.append(el("td", kind === "reason" ? { class: kind, title: text, text } : { class: CELL_CLASS[kind] || "", text }));
       });
       frag.append(tr);
     }
@@ -308,36 +333,33 @@
     };
     panel.replaceChildren(el("h3", { text: r[F.tensor_index] }));
     panel.dataset.row = String(i);
-    panel.append(table([["status", status(r)], ["Index", fmt(r[F.index])], ["OpType", r[F.op_type]], ["NPUDump", r[F.npu_dump]],
-      ["GroundTruth", r[F.ground_truth]], ["dtype (my / golden)", `${r[F.my_dtype] || "-"} / ${r[F.golden_dtype] || "-"}`],
-      ["address (my / golden)", `${r[F.my_address] || "-"} / ${r[F.golden_address] || "-"}`],
-      ["shape", (r[F.shape] || []).join(", ")], ["overflow", fmt(r[F.overflow])]]));
-    if (r[F.compared]) {
-      panel.append(el("h3", { text: "metrics" }));
-      const names = ["count", "cosine_similarity", "max_absolute_error", "max_absolute_error_index", "max_relative_error",
-        "max_relative_error_index", "mean_absolute_error", "mean_relative_error", "accumulated_relative_error",
-        "relative_euclidean_distance", "root_mean_square_error", "kullback_leibler_divergence", "sqnr_db", "allclose_fraction",
-        "norm_ratio_error"];
-      panel.append(table(names.map((n) => [n, n === "count" || n.endsWith("_index") ? fmt(r[F[n]]) : fmtFloat(num(r[F[n]]))])));
-      const stats = el("table", { class: "sides" }, el("tr", {}, el("th", { text: "" }), el("th", { text: "my" }), el("th", { text: "golden" })));
-      for (const s of ["min", "max", "mean", "std", "nan", "pos_inf", "neg_inf"]) {
-        stats.append(el("tr", {}, el("th", { text: s }), el("td", { text: side(r[F["x_" + s]], s) }), el("td", { text: side(r[F["y_" + s]], s) })));
+    for (const section of VIEW.detail) {
+      const when = section.when ? r[F[section.when]] : true;
+      if (when === null || when === undefined || when === false) continue;
+      if (section.title) panel.append(el("h3", { text: section.title }));
+      if (section.lines.length) panel.append(table(section.lines.map(([label, field, kind]) => [label, detailText(r, field, kind)])));
+      if (section.sides.length) {
+        const sides = el("table", { class: "sides" }, el("tr", {}, el("th", { text: "" }), el("th", { text: "my" }), el("th", { text: "golden" })));
+        for (const [label, mine, golden, kind] of section.sides) {
+          sides.append(el("tr", {}, el("th", { text: label }), el("td", { text: detailText(r, mine, kind) }), el("td", { text: detailText(r, golden, kind) })));
+        }
+        panel.append(sides);
       }
-      panel.append(el("h3", { text: "both sides" }), stats);
     }
-    if (r[F.local_verdict] !== null && r[F.local_verdict] !== undefined) {  // --isolate: the op re-run alone
-      panel.append(el("h3", { text: "own error (op re-run alone on the device's inputs)" }));
-      panel.append(table([["local verdict", r[F.local_verdict]], ["local cosine_similarity", fmtFloat(num(r[F.local_cosine_similarity]))],
-        ["local norm_ratio_error", fmtFloat(num(r[F.local_norm_ratio_error]))], ["amplification", fmtFloat(num(r[F.local_amplification]))],
-        ["reason", r[F.local_reason] || "-"]]));
-    }
-    const reasons = (r[F.reasons] || []).concat(r[F.notes] || []);
+    const reasons = [].concat(...VIEW.reasons.map((name) => r[F[name]] || []));
     panel.append(el("h3", { text: "reasons" }), el("p", { class: "reasons", text: reasons.length ? reasons.join("; ") : "none" }));
     const tr = $(`row-${i}`);
     if (tr && tr.scrollIntoView) tr.scrollIntoView({ block: "nearest" });
   }
-  function side(v, stat) {
-    return ["nan", "pos_inf", "neg_inf"].includes(stat) ? fmt(v) : fmtFloat(num(v));
+  // One line of the detail: "pair" fields are "mine / golden" (the second field after "|").
+  function detailText(r, field, kind) {
+    if (kind === "status") return status(r);
+    if (kind === "pair") { const [a, b] = field.split("|"); return `${r[F[a]] || "-"} / ${r[F[b]] || "-"}`; }
+    const v = r[F[field]];
+    if (kind === "float") return fmtFloat(num(v));
+    if (kind === "list") return (v || []).join(", ");
+    if (kind === "text") return v === null || v === undefined || v === "" ? "-" : String(v);
+    return fmt(v);
   }
   // The hash is a shareable view: #row=N opens a row; #status=failing&sort=Cosine&order=desc&q=conv
   // sets the table's filter and order.

@@ -3,16 +3,13 @@ summary (assets html/runs.*; no network access), where people would rather look 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from opdiff.fileio.atomic import RESULT_MODE, write_text
+from opdiff.report.html_page import assets, fill_template, script_json, write_page
 from opdiff.report.json_document import json_number
 from opdiff.report.runs.json_writer import summary_json
 from opdiff.results.runs_summary import RunsSummary
-
-ASSETS = Path(__file__).parent.parent / "html"
 
 
 def heatmap_data(summary: RunsSummary) -> Dict[str, Any]:
@@ -38,22 +35,11 @@ def heatmap_data(summary: RunsSummary) -> Dict[str, Any]:
 
 
 def render_runs_html(summary: RunsSummary) -> str:
-    page = (ASSETS / "runs.html").read_text(encoding="utf-8")
-    data = json.dumps(heatmap_data(summary), allow_nan=False, separators=(",", ":"), ensure_ascii=False)
-    parts = {
-        "/*OPDIFF_CSS*/": (ASSETS / "runs.css").read_text(encoding="utf-8"),
-        "/*OPDIFF_JS*/": (ASSETS / "runs.js").read_text(encoding="utf-8"),
-        # Inside <script>, "</" could end the element early; "<!--" could open a comment state.
-        "/*OPDIFF_DATA*/": data.replace("</", "<\\/").replace("<!--", "<\\!--"),
-        "OPDIFF_TITLE": f"opdiff: {len(summary.runs)} runs".replace("&", "&amp;").replace("<", "&lt;"),
-    }
-    for marker, text in parts.items():
-        head, found, tail = page.partition(marker)
-        assert found, f"runs.html lacks {marker}"
-        page = head + text + tail  # partition, not replace: the data may contain a marker's text
-    return page
+    parts = {"/*OPDIFF_CSS*/": assets("runs.css"), "/*OPDIFF_JS*/": assets("runs.js"),
+             "/*OPDIFF_DATA*/": script_json(heatmap_data(summary))}
+    return fill_template("runs.html", parts, f"opdiff: {len(summary.runs)} runs")
 
 
 def write_runs_html(summary: RunsSummary, path: Path) -> Path:
     """Write the page through a temporary name."""
-    return write_text(path, render_runs_html(summary), mode=RESULT_MODE)
+    return write_page(path, render_runs_html(summary))

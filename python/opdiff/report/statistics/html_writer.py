@@ -1,87 +1,95 @@
-"""The HTML report of a statistics comparison: one self-contained page (inline CSS, no script, no
-network access) with the summary, the first failing tensor, the advisor's findings and a table of
-every row (failing rows marked), built from the JSON report's document."""
+"""The HTML report of a statistics comparison: the shared report page (report/html_page.py) shown
+through the statistics family's schema, built from the JSON report's document. Its chart draws the
+normalised differences of max, min and mean (what the default verdict reads) along execution order;
+its table and detail show both sides' statistics. Statistics dumps carry no graph of the model, so
+the page has no graph view."""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Sequence, Tuple
 
-from opdiff.fileio.atomic import RESULT_MODE, write_text
+from opdiff.report.html_page import Column, DetailSection, PageSchema, RowPacking, Series, render_report_page, write_page
 from opdiff.report.statistics.json_writer import statistics_report_json
-from opdiff.results.statistics_verdict import StatisticsVerdict
+from opdiff.results.statistics_verdict import STATISTICS_METRICS, StatisticsVerdict
 
 if TYPE_CHECKING:
     from opdiff.results.statistics_report import StatisticsReport
 
-_CSS = """
-body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; font-size: 12px; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: right; white-space: nowrap; }
-td.text { text-align: left; white-space: normal; }
-tr.fail { background: #fde2e2; } tr.missing { background: #eee; color: #666; }
-.first { color: #b00; font-weight: bold; }
-"""
 _STATS = ("max", "min", "mean", "count", "nan", "neg_inf", "pos_inf")
+_DIFFERENCES = tuple(STATISTICS_METRICS.values()) + ("worst_norm",)
+_IDENTITY = ("index", "op_sequence", "op_type", "npu_dump", "ground_truth", "tensor_index", "my_source", "golden_source",
+             "padding_zeros", "compared", "failing", "result", "violated", "reasons")
+_ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    tuple((name, (name,)) for name in _IDENTITY)
+    + tuple((f"{side}_{name}", (side, name)) for side in ("my", "golden") for name in ("data_type", "format", "shape") + _STATS)
+    + tuple((name, ("differences", name)) for name in _DIFFERENCES)
+)
+PACKING = RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "result", "my_data_type", "golden_data_type",
+                                                 "my_format", "golden_format"),
+                     bool_fields=("compared", "failing"))
+_BY_FIELD = {field: metric for metric, field in STATISTICS_METRICS.items()}
+_COUNTS = ("count", "nan", "neg_inf", "pos_inf")
+
+STATISTICS_PAGE = PageSchema(
+    heading="comparison of statistics dumps",
+    packing=PACKING,
+    columns=(
+        Column("#", "position"), Column("Index", "int", "index"), Column("OpType", "text", "op_type"),
+        Column("TensorIndex", "text", "tensor_index"), Column("GroundTruth", "text", "ground_truth"),
+        Column("dtype", "pair", "my_data_type", "golden_data_type"), Column("Shape", "list", "my_shape"),
+        Column("MaxNormDiff", "float", "max_norm"), Column("MinNormDiff", "float", "min_norm"),
+        Column("MeanNormDiff", "float", "mean_norm"), Column("NanInfCountDiff", "int", "special"),
+        Column("status", "status"), Column("reasons", "reason", "reasons"),
+    ),
+    search=("op_type", "tensor_index", "npu_dump", "ground_truth"),
+    series=(
+        Series("max_norm", "right", "MaxNormDiff", "#c2185b", "MaxNormDiff"),
+        Series("min_norm", "right", "MinNormDiff", "#1565c0", "MinNormDiff"),
+        Series("mean_norm", "right", "MeanNormDiff", "#ef6c00", "MeanNormDiff"),
+    ),
+    detail=(
+        DetailSection("", (
+            ("status", "", "status"), ("Index", "index", "int"), ("OpType", "op_type", "text"), ("NPUDump", "npu_dump", "text"),
+            ("GroundTruth", "ground_truth", "text"), ("dtype (my / golden)", "my_data_type|golden_data_type", "pair"),
+            ("format (my / golden)", "my_format|golden_format", "pair"), ("source (my / golden)", "my_source|golden_source", "pair"),
+            ("padding zeros", "padding_zeros", "int"), ("limits exceeded", "violated", "list"))),
+        DetailSection("both sides", sides=(("shape", "my_shape", "golden_shape", "list"),) + tuple(
+            (name, f"my_{name}", f"golden_{name}", "int" if name in _COUNTS else "float") for name in _STATS)),
+        DetailSection("differences", tuple((_BY_FIELD.get(name, name), name, "int" if name == "special" else "float")
+                                           for name in _DIFFERENCES), when="compared"),
+    ),
+    reasons=("reasons",),
+)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return html.escape(str(value))
+def _with_status(document: Dict[str, Any]) -> Dict[str, Any]:
+    # The skeleton reads every family's status from `compared` and `failing`; a statistics row says `result`.
+    rows = [{**row, "compared": row["result"] != "not compared", "failing": row["result"] == "fail"} for row in document["rows"]]
+    return {**document, "rows": rows}
 
 
-def _row_html(row: Dict[str, Any]) -> str:
-    css = {"fail": "fail", "not compared": "missing"}.get(row["result"], "")
-    cells = [_cell(row["index"]), f'<td class="text">{_cell(row["tensor_index"])}</td>', _cell(row["op_type"])]
-    for side in ("my", "golden"):
-        stats = row[side] or {}
-        cells.append(_cell(stats.get("data_type")))
-        cells += [_cell(stats.get(name)) for name in _STATS]
-    d = row["differences"] or {}
-    cells += [_cell(d.get(name)) for name in ("max_norm", "min_norm", "mean_norm", "special")]
-    cells += [_cell(row["result"]), f'<td class="text">{_cell(" ".join(row["reasons"]))}</td>']
-    return f'<tr class="{css}">' + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells) + "</tr>"
+def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
+    """The page's data from a statistics JSON document: rows as arrays in PACKING's order, with
+    ``compared`` and ``failing`` read from each row's result.
+
+    >>> data = html_data({"rows": [{"index": 1, "result": "fail", "my": {"max": 2.5}, "golden": None}], "findings": []})
+    >>> row = dict(zip(data["fields"], data["rows"][0]))
+    >>> row["compared"], row["failing"], row["my_max"], row["golden_max"]
+    (1, 1, 2.5, None)
+    """
+    return PACKING.pack(_with_status(document))
 
 
 def render_statistics_html(document: Dict[str, Any]) -> str:
-    """The page of a statistics JSON document (statistics_json.statistics_report_json)."""
-    s = document["summary"]
-    first = next((row for row in document["rows"] if row["result"] == "fail"), None)
-    header = ["Index", "TensorIndex", "OpType"] + [f"{side} {name}" for side in ("my", "golden") for name in ("dtype",) + _STATS]
-    header += ["MaxNormDiff", "MinNormDiff", "MeanNormDiff", "NanInfCountDiff", "Result", "Why"]
-    parts: List[str] = [
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\">",
-        f"<title>opdiff statistics report: {html.escape(Path(document['my']).name)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>opdiff compare ({html.escape(document['scenario'])}, statistics dumps)</h1>",
-        f"<p>my: {html.escape(document['my'])}<br>golden: {html.escape(document['golden'])}<br>"
-        f"verdict: {html.escape(document['verdict'])}<br>created {html.escape(document['created'])} by opdiff "
-        f"{html.escape(document['opdiff_version'])}{'' if document['complete'] else ' (interrupted: partial)'}</p>",
-        f"<p>{s['rows']} rows: {s['compared']} compared, {s['passing']} pass, {s['failing']} fail, {s['not_compared']} not compared</p>",
-    ]
-    if first is not None:
-        parts.append(f'<p class="first">first failing tensor in execution order: {html.escape(first["tensor_index"])} '
-                     f'(Index {first["index"]}, {html.escape(first["op_type"])})</p>')
-    if document["findings"]:
-        parts.append("<h2>advisor</h2><ol>" + "".join(
-            f"<li><b>{html.escape(f['kind'])}</b>: {html.escape(f['op'])} ({html.escape(f['tensor_index'])}, Index {f['index']})"
-            f"<br>{html.escape(f['evidence'])}<br><i>{html.escape(f['advice'])}</i></li>" for f in document["findings"]) + "</ol>")
-    parts.append("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead><tbody>")
-    parts.extend(_row_html(row) for row in document["rows"])
-    parts.append("</tbody></table>")
-    if document["notes"]:
-        parts.append("<h2>notes</h2><ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in document["notes"]) + "</ul>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    """The page of a statistics JSON document (json_writer.statistics_report_json)."""
+    return render_report_page(_with_status(document), STATISTICS_PAGE)
 
 
 def write_statistics_html(report: StatisticsReport, path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the HTML report through a temporary name."""
-    return write_text(path, render_statistics_html(statistics_report_json(report, findings, verdict)), mode=RESULT_MODE)
+    return write_page(path, render_statistics_html(statistics_report_json(report, findings, verdict)))
 
 
-__all__ = ["render_statistics_html", "write_statistics_html"]
+__all__ = ["STATISTICS_PAGE", "html_data", "render_statistics_html", "write_statistics_html"]

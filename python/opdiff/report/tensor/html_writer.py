@@ -1,33 +1,24 @@
-"""The HTML report: one self-contained file (inline CSS and JS, no network access) that renders the
-JSON report client-side: the advisor's findings, the graph of the compared model (graph_view.py,
-laid out by the vendored dagre), a chart of cosine, max relative error and NormRatioError along
-execution order with the thresholds, a sortable, filterable, paginated table and per-tensor detail.
-
-The data is the JSON report (json_writer.report_json) with each row stored as an array (field names
-once, not per row), repeated strings (op names, types, dtypes) as numbers into one string table,
-booleans as 0/1 and floats cut to 7 significant digits: a 20,000-row report stays a few MB and
-parses in milliseconds. The reference metric texts are left out (the page formats the numbers
-itself).
+"""The HTML report of a tensor comparison: the shared report page (report/html_page.py) shown
+through the tensor family's schema, with the graph of the compared model (graph_view.py, laid out by
+the vendored dagre) and a chart of cosine, max relative error and NormRatioError along execution
+order with the thresholds. The data is the JSON report (json_writer.report_json); the reference
+metric texts are left out (the page formats the numbers itself).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, Sequence, Tuple
 
-from opdiff.fileio.atomic import RESULT_MODE, write_text
-from opdiff.numerics.schema import SIDE_FIELDS, VALUE_FIELDS
+from opdiff.numerics.schema import METRICS, SIDE_FIELDS, VALUE_FIELDS
+from opdiff.report.html_page import ASSETS, DAGRE, Column, DetailSection, PageSchema, RowPacking, Series, render_report_page, write_page
 from opdiff.report.tensor.graph_view import graph_view_json
 from opdiff.report.tensor.json_writer import report_json
 from opdiff.results.findings import Finding
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import VerdictLike
 
-ASSETS = Path(__file__).parent.parent / "html"
-# dagre 0.8.5 as Debian ships it, unmodified (tools/fetch_dagre.sh; vendor/VERSION and vendor/LICENSE)
-DAGRE = ASSETS / "vendor" / "dagre.min.js"
-
+_LOCAL = ("verdict", "cosine_similarity", "norm_ratio_error", "amplification", "reason")  # --isolate's, null without it
 # Flattened row fields, in the order the page's arrays hold them: (name, path in the JSON row).
 _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("index", ("index",)), ("op_sequence", ("op_sequence",)), ("op_type", ("op_type",)),
@@ -39,76 +30,68 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
 ) + tuple((name, ("metrics", name)) for name in VALUE_FIELDS) + (
     ("notes", ("metrics", "notes")),
 ) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y") for stat in SIDE_FIELDS) + tuple(
-    (f"local_{name}", ("local", name)) for name in ("verdict", "cosine_similarity", "norm_ratio_error", "amplification", "reason")
-)  # the local error of --isolate (null without it)
+    (f"local_{name}", ("local", name)) for name in _LOCAL
+)
 
-ROW_FIELDS: Tuple[str, ...] = tuple(name for name, _ in _ROW_FIELDS)
-# Stored as positions in data["strings"]: NPUDump and GroundTruth are mostly the same name.
-STRING_FIELDS = ("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype", "local_verdict")
-BOOL_FIELDS = ("overflow", "compared", "failing")
+# NPUDump and GroundTruth are mostly the same name: stored once, in the string table.
+PACKING = RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype", "local_verdict"),
+                     bool_fields=("overflow", "compared", "failing"))
+ROW_FIELDS: Tuple[str, ...] = PACKING.names
 
-
-def _short(value: Any) -> Any:
-    # 7 significant digits keep every float32 distinction a person reads and halve the text.
-    return float(f"{value:.7g}") if isinstance(value, float) else value
-
-
-def _flatten(row: Dict[str, Any], strings: Dict[str, int]) -> List[Any]:
-    values = []
-    for name, path in _ROW_FIELDS:
-        value: Any = row
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        if name in STRING_FIELDS and value is not None:
-            value = strings.setdefault(value, len(strings))
-        elif name in BOOL_FIELDS and value is not None:
-            value = int(value)
-        values.append(_short(value))
-    return values
+_METRIC_LINES = (("count", "count", "int"),) + tuple(
+    line for spec in METRICS if spec.field
+    for line in ((spec.field, spec.field, "float"),) + (((spec.index_field, spec.index_field, "int"),) if spec.index_field else ())
+)
+TENSOR_PAGE = PageSchema(
+    heading="comparison",
+    packing=PACKING,
+    columns=(
+        Column("#", "position"), Column("Index", "int", "index"), Column("OpType", "text", "op_type"),
+        Column("TensorIndex", "text", "tensor_index"), Column("GroundTruth", "text", "ground_truth"),
+        Column("dtype", "pair", "my_dtype", "golden_dtype"), Column("Shape", "list", "shape"),
+        Column("Cosine", "float", "cosine_similarity"), Column("MaxAbsErr", "float", "max_absolute_error"),
+        Column("MaxRelErr", "float", "max_relative_error"), Column("MeanRelErr", "float", "mean_relative_error"),
+        Column("RMSE", "float", "root_mean_square_error"), Column("status", "status"), Column("reasons", "reason", "reasons"),
+    ),
+    search=("op_type", "tensor_index", "npu_dump", "ground_truth"),
+    series=(
+        Series("cosine_similarity", "left", "cosine similarity", "#1565c0", "CosineSimilarity"),
+        Series("max_relative_error", "right", "max relative error", "rgba(142,36,170,0.75)", "MaxRelativeError"),
+        Series("norm_ratio_error", "right", "NormRatioError", "#ef6c00", "NormRatioError"),
+    ),
+    detail=(
+        DetailSection("", (
+            ("status", "", "status"), ("Index", "index", "int"), ("OpType", "op_type", "text"), ("NPUDump", "npu_dump", "text"),
+            ("GroundTruth", "ground_truth", "text"), ("dtype (my / golden)", "my_dtype|golden_dtype", "pair"),
+            ("address (my / golden)", "my_address|golden_address", "pair"), ("shape", "shape", "list"),
+            ("overflow", "overflow", "bool"))),
+        DetailSection("metrics", _METRIC_LINES, when="compared"),
+        DetailSection("both sides", sides=tuple((stat, f"x_{stat}", f"y_{stat}", "int" if stat in ("nan", "pos_inf", "neg_inf") else "float")
+                                                for stat in SIDE_FIELDS), when="compared"),
+        DetailSection("own error (op re-run alone on the device's inputs)", (
+            ("local verdict", "local_verdict", "text"), ("local cosine_similarity", "local_cosine_similarity", "float"),
+            ("local norm_ratio_error", "local_norm_ratio_error", "float"), ("amplification", "local_amplification", "float"),
+            ("reason", "local_reason", "text")), when="local_verdict"),
+    ),
+    reasons=("reasons", "notes"),
+)
 
 
 def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
     """The page's data: the JSON report with its rows as arrays in ROW_FIELDS order, the fields of
-    STRING_FIELDS as positions in ``strings``, those of BOOL_FIELDS as 0/1.
+    the string table as positions in ``strings``, the booleans as 0/1.
 
     >>> data = html_data({"rows": [{"index": 3, "op_type": "Add", "compared": True, "metrics": None}], "findings": []})
     >>> row = dict(zip(data["fields"], data["rows"][0]))
     >>> row["index"], data["strings"][row["op_type"]], row["compared"], len(data["rows"][0]) == len(ROW_FIELDS)
     (3, 'Add', 1, True)
     """
-    strings: Dict[str, int] = {}
-    data = {key: value for key, value in document.items() if key != "rows"}
-    data["fields"] = list(ROW_FIELDS)
-    data["string_fields"] = list(STRING_FIELDS)
-    data["bool_fields"] = list(BOOL_FIELDS)
-    data["rows"] = [_flatten(row, strings) for row in document["rows"]]
-    data["strings"] = list(strings)
-    return data
-
-
-def _script_json(data: Dict[str, Any]) -> str:
-    text = json.dumps(data, allow_nan=False, separators=(",", ":"), ensure_ascii=False)
-    # Inside <script>, "</" could end the element early; "<!--" could open a comment state.
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return PACKING.pack(document)
 
 
 def render_html(document: Dict[str, Any]) -> str:
     """The whole page for a JSON report document (json_writer.report_json)."""
-    template = (ASSETS / "report.html").read_text(encoding="utf-8")
-    title = f"opdiff report: {Path(str(document.get('my', ''))).name or 'comparison'}"
-    parts = {
-        "/*OPDIFF_CSS*/": "\n".join((ASSETS / name).read_text(encoding="utf-8") for name in ("report.css", "graph.css")),
-        "/*OPDIFF_DAGRE*/": DAGRE.read_text(encoding="utf-8"),
-        "/*OPDIFF_JS*/": (ASSETS / "report.js").read_text(encoding="utf-8"),
-        "/*OPDIFF_GRAPH_JS*/": (ASSETS / "graph.js").read_text(encoding="utf-8"),
-        "/*OPDIFF_DATA*/": _script_json(html_data(document)),
-        "OPDIFF_TITLE": title.replace("&", "&amp;").replace("<", "&lt;"),
-    }
-    for marker, text in parts.items():
-        head, found, tail = template.partition(marker)
-        assert found, f"report.html lacks {marker}"
-        template = head + text + tail  # partition, not replace: the data may contain a marker's text
-    return template
+    return render_report_page(document, TENSOR_PAGE)
 
 
 def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Path:
@@ -130,4 +113,7 @@ def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = 
     judge = report.verdict(verdict)
     document = report_json(report, findings, judge)
     document["graph"] = graph_view_json(report, findings, judge)
-    return write_text(path, render_html(document), mode=RESULT_MODE)
+    return write_page(path, render_html(document))
+
+
+__all__ = ["ASSETS", "DAGRE", "PACKING", "ROW_FIELDS", "TENSOR_PAGE", "html_data", "render_html", "write_html_report"]
