@@ -36,17 +36,22 @@ def faulty_page(tmp_path_factory: Any) -> Tuple[Path, StatisticsReport, list]:
 
 
 def test_both_families_share_one_skeleton_and_differ_in_their_schema() -> None:
-    shared = {"report.html", "report.js", "report.css"}
-    assert shared <= {path.name for path in ASSETS.iterdir()}
-    for schema in (TENSOR_PAGE, STATISTICS_PAGE):
+    assert {"report.html", "report.js", "report.css"} <= {path.name for path in ASSETS.iterdir()}
+    views = [schema.view_json() for schema in (TENSOR_PAGE, STATISTICS_PAGE)]
+    for schema, view in zip((TENSOR_PAGE, STATISTICS_PAGE), views):
         fields = set(schema.packing.names)
         # what the skeleton itself reads from every family's rows
         assert {"index", "op_type", "tensor_index", "compared", "failing"} <= fields
-        named = {c.field for c in schema.columns} | {c.second for c in schema.columns} | {s.field for s in schema.series}
-        named |= {part for section in schema.detail for _, field, _ in section.lines for part in field.split("|")}
-        named |= {field for section in schema.detail for _, mine, golden, _ in section.sides for field in (mine, golden)}
-        named |= {section.when for section in schema.detail} | set(schema.search) | set(schema.reasons)
+        named = {c["field"] for c in view["columns"]} | {c["second"] for c in view["columns"]}
+        named |= {s["field"] for s in view["series"]} | {d["when"] for d in view["detail"]}
+        named |= {part for d in view["detail"] for _, field, _ in d["lines"] for part in field.split("|")}
+        named |= {field for d in view["detail"] for _, mine, golden, _ in d["sides"] for field in (mine, golden)}
+        named |= set(view["search"]) | set(view["reasons"])
         assert named - {""} <= fields, named - fields
+    # the identity columns and the status come from the skeleton, the same for both
+    tensor, statistics = ([c["label"] for c in view["columns"]] for view in views)
+    assert tensor[:5] == statistics[:5] == ["#", "Index", "OpType", "TensorIndex", "GroundTruth"]
+    assert tensor[-2:] == statistics[-2:] == ["status", "reasons"]
 
 
 def test_page_carries_the_statistics_rows(faulty_page: Tuple[Path, StatisticsReport, list]) -> None:

@@ -112,21 +112,35 @@ class DetailSection:
     when: str = ""
 
 
+# What places a row, the same in every family (results/ and report/json_document.row_identity_json):
+# the table's first columns, the detail's first lines, and the text the filter looks in.
+IDENTITY_COLUMNS = (Column("#", "position"), Column("Index", "int", "index"), Column("OpType", "text", "op_type"),
+                    Column("TensorIndex", "text", "tensor_index"), Column("GroundTruth", "text", "ground_truth"))
+IDENTITY_LINES = (("status", "", "status"), ("Index", "index", "int"), ("OpType", "op_type", "text"),
+                  ("NPUDump", "npu_dump", "text"), ("GroundTruth", "ground_truth", "text"))
+IDENTITY_SEARCH = ("op_type", "tensor_index", "npu_dump", "ground_truth")
+
+
 @dataclass(frozen=True)
 class PageSchema:
     """What a result family shows on the report page; everything else is the shared skeleton."""
 
     heading: str  # what the page shows: "comparison", "comparison of statistics dumps"
     packing: RowPacking
-    columns: Tuple[Column, ...]
-    search: Tuple[str, ...]  # text fields the filter looks in, beside the reasons
+    columns: Tuple[Column, ...]  # the family's own, between the identity columns and the status
     series: Tuple[Series, ...]
-    detail: Tuple[DetailSection, ...]
-    reasons: Tuple[str, ...]  # list fields the detail's "reasons" joins
+    detail: Tuple[DetailSection, ...]  # after the identity lines
+    reasons: Tuple[str, ...]  # list fields the detail's "reasons" joins; the first is the table's column
 
     def view_json(self) -> Dict[str, Any]:
+        """What the page reads: the schema with the identity columns, lines and search around the family's."""
         view = asdict(self)
         del view["packing"]
+        trailing = (Column("status", "status"), Column("reasons", "reason", self.reasons[0]))
+        view["columns"] = [asdict(column) for column in IDENTITY_COLUMNS + self.columns + trailing]
+        first, *rest = view["detail"]
+        view["detail"] = [{**first, "lines": [*map(list, IDENTITY_LINES), *first["lines"]]}, *rest]
+        view["search"] = list(IDENTITY_SEARCH)
         return view
 
 

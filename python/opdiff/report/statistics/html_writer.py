@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Sequence, Tuple
 
-from opdiff.report.html_page import Column, DetailSection, PageSchema, RowPacking, Series, render_report_page, write_page
+from opdiff.report import html_page as page
 from opdiff.report.statistics.json_writer import statistics_report_json
 from opdiff.results.statistics_verdict import STATISTICS_METRICS, StatisticsVerdict
 
@@ -25,38 +25,33 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     + tuple((f"{side}_{name}", (side, name)) for side in ("my", "golden") for name in ("data_type", "format", "shape") + _STATS)
     + tuple((name, ("differences", name)) for name in _DIFFERENCES)
 )
-PACKING = RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "result", "my_data_type", "golden_data_type",
+PACKING = page.RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "result", "my_data_type", "golden_data_type",
                                                  "my_format", "golden_format"),
                      bool_fields=("compared", "failing"))
 _BY_FIELD = {field: metric for metric, field in STATISTICS_METRICS.items()}
 _COUNTS = ("count", "nan", "neg_inf", "pos_inf")
 
-STATISTICS_PAGE = PageSchema(
+STATISTICS_PAGE = page.PageSchema(
     heading="comparison of statistics dumps",
     packing=PACKING,
     columns=(
-        Column("#", "position"), Column("Index", "int", "index"), Column("OpType", "text", "op_type"),
-        Column("TensorIndex", "text", "tensor_index"), Column("GroundTruth", "text", "ground_truth"),
-        Column("dtype", "pair", "my_data_type", "golden_data_type"), Column("Shape", "list", "my_shape"),
-        Column("MaxNormDiff", "float", "max_norm"), Column("MinNormDiff", "float", "min_norm"),
-        Column("MeanNormDiff", "float", "mean_norm"), Column("NanInfCountDiff", "int", "special"),
-        Column("status", "status"), Column("reasons", "reason", "reasons"),
+        page.Column("dtype", "pair", "my_data_type", "golden_data_type"), page.Column("Shape", "list", "my_shape"),
+        page.Column("MaxNormDiff", "float", "max_norm"), page.Column("MinNormDiff", "float", "min_norm"),
+        page.Column("MeanNormDiff", "float", "mean_norm"), page.Column("NanInfCountDiff", "int", "special"),
     ),
-    search=("op_type", "tensor_index", "npu_dump", "ground_truth"),
-    series=(
-        Series("max_norm", "right", "MaxNormDiff", "#c2185b", "MaxNormDiff"),
-        Series("min_norm", "right", "MinNormDiff", "#1565c0", "MinNormDiff"),
-        Series("mean_norm", "right", "MeanNormDiff", "#ef6c00", "MeanNormDiff"),
+    series=tuple(
+        # the normalised differences the default verdict reads, each named by its metric
+        page.Series(STATISTICS_METRICS[metric], "right", metric, colour, metric)
+        for metric, colour in (("MaxNormDiff", "#c2185b"), ("MinNormDiff", "#1565c0"), ("MeanNormDiff", "#ef6c00"))
     ),
     detail=(
-        DetailSection("", (
-            ("status", "", "status"), ("Index", "index", "int"), ("OpType", "op_type", "text"), ("NPUDump", "npu_dump", "text"),
-            ("GroundTruth", "ground_truth", "text"), ("dtype (my / golden)", "my_data_type|golden_data_type", "pair"),
+        page.DetailSection("", (
+            ("dtype (my / golden)", "my_data_type|golden_data_type", "pair"),
             ("format (my / golden)", "my_format|golden_format", "pair"), ("source (my / golden)", "my_source|golden_source", "pair"),
             ("padding zeros", "padding_zeros", "int"), ("limits exceeded", "violated", "list"))),
-        DetailSection("both sides", sides=(("shape", "my_shape", "golden_shape", "list"),) + tuple(
+        page.DetailSection("both sides", sides=(("shape", "my_shape", "golden_shape", "list"),) + tuple(
             (name, f"my_{name}", f"golden_{name}", "int" if name in _COUNTS else "float") for name in _STATS)),
-        DetailSection("differences", tuple((_BY_FIELD.get(name, name), name, "int" if name == "special" else "float")
+        page.DetailSection("differences", tuple((_BY_FIELD.get(name, name), name, "int" if name == "special" else "float")
                                            for name in _DIFFERENCES), when="compared"),
     ),
     reasons=("reasons",),
@@ -83,13 +78,13 @@ def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
 
 def render_statistics_html(document: Dict[str, Any]) -> str:
     """The page of a statistics JSON document (json_writer.statistics_report_json)."""
-    return render_report_page(_with_status(document), STATISTICS_PAGE)
+    return page.render_report_page(_with_status(document), STATISTICS_PAGE)
 
 
 def write_statistics_html(report: StatisticsReport, path: Path, findings: Sequence[Any] = (),
                           verdict: StatisticsVerdict = StatisticsVerdict()) -> Path:
     """Write the HTML report through a temporary name."""
-    return write_page(path, render_statistics_html(statistics_report_json(report, findings, verdict)))
+    return page.write_page(path, render_statistics_html(statistics_report_json(report, findings, verdict)))
 
 
 __all__ = ["STATISTICS_PAGE", "html_data", "render_statistics_html", "write_statistics_html"]

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Dict, Sequence, Tuple
 
 from opdiff.numerics.schema import METRICS, SIDE_FIELDS, VALUE_FIELDS
-from opdiff.report.html_page import ASSETS, DAGRE, Column, DetailSection, PageSchema, RowPacking, Series, render_report_page, write_page
+from opdiff.report import html_page as page
+from opdiff.report.html_page import ASSETS, DAGRE
 from opdiff.report.tensor.graph_view import graph_view_json
 from opdiff.report.tensor.json_writer import report_json
 from opdiff.results.findings import Finding
@@ -34,7 +35,7 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
 )
 
 # NPUDump and GroundTruth are mostly the same name: stored once, in the string table.
-PACKING = RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype", "local_verdict"),
+PACKING = page.RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype", "local_verdict"),
                      bool_fields=("overflow", "compared", "failing"))
 ROW_FIELDS: Tuple[str, ...] = PACKING.names
 
@@ -42,33 +43,29 @@ _METRIC_LINES = (("count", "count", "int"),) + tuple(
     line for spec in METRICS if spec.field
     for line in ((spec.field, spec.field, "float"),) + (((spec.index_field, spec.index_field, "int"),) if spec.index_field else ())
 )
-TENSOR_PAGE = PageSchema(
+TENSOR_PAGE = page.PageSchema(
     heading="comparison",
     packing=PACKING,
     columns=(
-        Column("#", "position"), Column("Index", "int", "index"), Column("OpType", "text", "op_type"),
-        Column("TensorIndex", "text", "tensor_index"), Column("GroundTruth", "text", "ground_truth"),
-        Column("dtype", "pair", "my_dtype", "golden_dtype"), Column("Shape", "list", "shape"),
-        Column("Cosine", "float", "cosine_similarity"), Column("MaxAbsErr", "float", "max_absolute_error"),
-        Column("MaxRelErr", "float", "max_relative_error"), Column("MeanRelErr", "float", "mean_relative_error"),
-        Column("RMSE", "float", "root_mean_square_error"), Column("status", "status"), Column("reasons", "reason", "reasons"),
+        page.Column("dtype", "pair", "my_dtype", "golden_dtype"), page.Column("Shape", "list", "shape"),
+        page.Column("Cosine", "float", "cosine_similarity"), page.Column("MaxAbsErr", "float", "max_absolute_error"),
+        page.Column("MaxRelErr", "float", "max_relative_error"), page.Column("MeanRelErr", "float", "mean_relative_error"),
+        page.Column("RMSE", "float", "root_mean_square_error"),
     ),
-    search=("op_type", "tensor_index", "npu_dump", "ground_truth"),
     series=(
-        Series("cosine_similarity", "left", "cosine similarity", "#1565c0", "CosineSimilarity"),
-        Series("max_relative_error", "right", "max relative error", "rgba(142,36,170,0.75)", "MaxRelativeError"),
-        Series("norm_ratio_error", "right", "NormRatioError", "#ef6c00", "NormRatioError"),
+        page.Series("cosine_similarity", "left", "cosine similarity", "#1565c0", "CosineSimilarity"),
+        page.Series("max_relative_error", "right", "max relative error", "rgba(142,36,170,0.75)", "MaxRelativeError"),
+        page.Series("norm_ratio_error", "right", "NormRatioError", "#ef6c00", "NormRatioError"),
     ),
     detail=(
-        DetailSection("", (
-            ("status", "", "status"), ("Index", "index", "int"), ("OpType", "op_type", "text"), ("NPUDump", "npu_dump", "text"),
-            ("GroundTruth", "ground_truth", "text"), ("dtype (my / golden)", "my_dtype|golden_dtype", "pair"),
+        page.DetailSection("", (
+            ("dtype (my / golden)", "my_dtype|golden_dtype", "pair"),
             ("address (my / golden)", "my_address|golden_address", "pair"), ("shape", "shape", "list"),
             ("overflow", "overflow", "bool"))),
-        DetailSection("metrics", _METRIC_LINES, when="compared"),
-        DetailSection("both sides", sides=tuple((stat, f"x_{stat}", f"y_{stat}", "int" if stat in ("nan", "pos_inf", "neg_inf") else "float")
+        page.DetailSection("metrics", _METRIC_LINES, when="compared"),
+        page.DetailSection("both sides", sides=tuple((stat, f"x_{stat}", f"y_{stat}", "int" if stat in ("nan", "pos_inf", "neg_inf") else "float")
                                                 for stat in SIDE_FIELDS), when="compared"),
-        DetailSection("own error (op re-run alone on the device's inputs)", (
+        page.DetailSection("own error (op re-run alone on the device's inputs)", (
             ("local verdict", "local_verdict", "text"), ("local cosine_similarity", "local_cosine_similarity", "float"),
             ("local norm_ratio_error", "local_norm_ratio_error", "float"), ("amplification", "local_amplification", "float"),
             ("reason", "local_reason", "text")), when="local_verdict"),
@@ -91,7 +88,7 @@ def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
 
 def render_html(document: Dict[str, Any]) -> str:
     """The whole page for a JSON report document (json_writer.report_json)."""
-    return render_report_page(document, TENSOR_PAGE)
+    return page.render_report_page(document, TENSOR_PAGE)
 
 
 def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Path:
@@ -113,7 +110,7 @@ def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = 
     judge = report.verdict(verdict)
     document = report_json(report, findings, judge)
     document["graph"] = graph_view_json(report, findings, judge)
-    return write_page(path, render_html(document))
+    return page.write_page(path, render_html(document))
 
 
 __all__ = ["ASSETS", "DAGRE", "PACKING", "ROW_FIELDS", "TENSOR_PAGE", "html_data", "render_html", "write_html_report"]
