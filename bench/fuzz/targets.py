@@ -29,7 +29,7 @@ import opdiff._core as _core
 from opdiff.dumps import DumpFormatError, Tensor, save_npy, tensor_metrics
 from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, format_number
-from opdiff.dumps.numpy_types import NUMPY_DTYPES
+from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.graph import GraphFormatError
 from opdiff.graph.ge_text import parse_text
 from opdiff.graph.ge_text_form import TextForm, text_form_of
@@ -319,7 +319,7 @@ def _element_bytes(dtype: str, count: int) -> int:
         return (count + 1) // 2
     if dtype == "hifloat8":
         return count
-    return count * NUMPY_DTYPES[dtype].itemsize
+    return count * numpy_dtype(dtype).itemsize
 
 
 def layout_case(data: bytes) -> bytes:

@@ -3,6 +3,9 @@ the C++ enum tables agree with dump_data.proto."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -139,3 +142,32 @@ def test_the_dtype_tables_follow_the_core_table() -> None:
     assert (NUMPY_DTYPES["bfloat16"], NUMPY_DTYPES["bool"], NUMPY_DTYPES["complex64"]) == (ml_dtypes.bfloat16, np.bool_, np.complex64)
     assert (NUMPY_DTYPES["hifloat8"], NUMPY_DTYPES["int4"]) == (np.float32, np.int8)  # held wider
     assert (DATA_TYPE_OF["float16"], DATA_TYPE_OF["bfloat16"]) == (DATA_TYPE_NUMBERS["DT_FLOAT16"], DATA_TYPE_NUMBERS["DT_BF16"])
+
+
+def test_each_core_dtype_is_ml_dtypes_type_where_it_has_one_and_numpy_s_own_otherwise() -> None:
+    import ml_dtypes
+    import numpy as np
+
+    from opdiff.numerics.dtypes import HELD_WIDER, NUMPY_DTYPES, core_name_of
+
+    for name, dtype in NUMPY_DTYPES.items():
+        expected = HELD_WIDER.get(name) or np.dtype(getattr(ml_dtypes, name) if hasattr(ml_dtypes, name) else name)
+        assert dtype == expected, name
+        if name not in HELD_WIDER:
+            assert core_name_of(dtype) == name
+
+
+def test_reading_and_comparing_numpy_s_own_types_imports_no_ml_dtypes(tmp_path) -> None:
+    # its import alone can outweigh a whole comparison (0.6 s with numpy 2.4); a fresh interpreter
+    script = f"""
+import sys
+import numpy as np
+import opdiff
+path = opdiff.write_dump({str(tmp_path / "Add.add.1.2.1700000000000000")!r}, "add", outputs=[np.ones(8, np.float16)])
+values = opdiff.read_dump(path).outputs[0].to_numpy()
+assert opdiff.metrics(values, values.astype(np.float32)).max_absolute_error == 0.0
+print("ml_dtypes" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]

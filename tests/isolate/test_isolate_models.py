@@ -5,6 +5,8 @@ mismatch; a model that is not ONNX, or to which no op maps, exits 2."""
 
 import csv
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -166,6 +168,32 @@ def test_a_fault_fails_locally_and_is_a_weight_mismatch(tmp_path):
     assert ("culprit op", "/encoder/blocks.1/conv2/Conv") in by_kind
     assert ("weight mismatch", "/encoder/blocks.1/conv2/Conv") in by_kind
     assert not [f for f in result["findings"] if f["kind"] == "culprit op" and f["op"] != "/encoder/blocks.1/conv2/Conv"]
+
+
+def test_an_onnx_model_is_isolated_without_importing_onnx_whole_or_ml_dtypes(tmp_path):
+    # onnx's package imports ml_dtypes (0.6 s with numpy 2.4): --isolate reads, cuts and runs the
+    # model with onnx's protobuf classes and ONNX Runtime alone. A fresh interpreter: here onnx is imported.
+    golden, device = _torch_style_runs(tmp_path)
+    argv = ["compare", "-m", str(device.tensor_folder), "-g", str(golden.tensor_folder), "-f", str(device.fusion_rule),
+            "--isolate", str(golden.model_path), "-out", str(tmp_path / "out")]
+    script = (f"import sys; from opdiff.cli import main; code = main({argv!r}); "
+              "print(code, *sorted({'onnx', 'onnx.helper', 'ml_dtypes'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1:] == ["0"]  # exit code 0, and none of them imported
+    assert list((tmp_path / "out").glob("isolation_*.csv"))
+
+
+def test_a_model_with_external_weights_isolates_as_the_same_model_with_its_weights_inside(tmp_path):
+    golden, device = _torch_style_runs(tmp_path)
+    external = tmp_path / "external"
+    external.mkdir()
+    (external / "golden").symlink_to(golden.tensor_folder)
+    onnx.save(onnx.load(str(golden.model_path)), str(external / "model.onnx"), save_as_external_data=True, location="weights.bin",
+              size_threshold=0)
+    assert (external / "weights.bin").stat().st_size > 0
+    inside = compare_isolated(device.folder, golden.folder, tmp_path / "out")["rows"]
+    assert compare_isolated(device.folder, external, tmp_path / "out_external")["rows"] == inside
 
 
 def test_a_model_that_is_not_onnx_exits_2_naming_it(tmp_path, capsys):

@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from typing import Union
 
-import ml_dtypes
 import numpy as np
 
 from opdiff.dumps.formats import DATA_TYPE_NUMBERS, DATA_TYPE_OF
-from opdiff.numerics.dtypes import HELD_WIDER, NUMPY_DTYPES
-
-
-def numpy_dtype(core_dtype: str) -> np.dtype:
-    """numpy dtype of a logical array of a core dtype (bf16/fp8 as ml_dtypes types)."""
-    return NUMPY_DTYPES[core_dtype]
+from opdiff.numerics.dtypes import core_name_of
+from opdiff.numerics.dtypes import numpy_dtype as numpy_dtype  # numpy dtype of a logical array of a core dtype
 
 
 def core_dtype_of(dtype: Union[str, np.dtype, type]) -> str:
@@ -36,9 +31,11 @@ def core_dtype_of(dtype: Union[str, np.dtype, type]) -> str:
                     return name
             raise ValueError(f"data type {dtype} cannot be written")
     numpy_dtype = np.dtype(dtype)
-    for name, candidate in NUMPY_DTYPES.items():
-        if candidate == numpy_dtype and name not in HELD_WIDER:
-            return name
+    found = core_name_of(numpy_dtype)
+    if found is not None:
+        return found
+    import ml_dtypes
+
     if numpy_dtype == np.dtype(ml_dtypes.int4):
         return "int4"
     raise ValueError(f"unsupported dtype {numpy_dtype}")

@@ -12,6 +12,7 @@ from opdiff.isolate.decode import Dumped
 from opdiff.isolate.sessions import SessionCache
 from opdiff.isolate.source_model import SourceModel
 from opdiff.isolate.subgraph import Subgraph, extract_subgraph, subgraph_model
+from opdiff.producers.onnx_support import numpy_dtype_of, own_numpy_dtype, require_onnx
 
 
 class OnnxSource:
@@ -60,22 +61,21 @@ class OnnxSource:
         return self._sessions.run(subgraph.signature, lambda: subgraph_model(self.model, subgraph), feeds)
 
     def _feed(self, tensor: str, dumped: Dumped) -> np.ndarray:
-        from onnx import helper
-
         value = dumped.to_numpy()
         elem = self.model.elem_types.get(tensor)
-        wanted = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else None
+        wanted = numpy_dtype_of(elem) if elem else None
         if value.dtype.kind == "f" or str(value.dtype).startswith(("bfloat", "float8")):
             return value.astype(np.float32 if wanted is None or wanted.kind != "f" else wanted)
         return value.astype(wanted) if wanted is not None and wanted != value.dtype else value
 
 
 def _initializer_array(init: Any) -> np.ndarray:
-    """An initializer's values: a float32 weight straight from its raw bytes (read-only, no copy
-    beyond protobuf's), anything else through onnx's converter."""
-    from onnx import TensorProto, numpy_helper
-
-    if init.data_type == TensorProto.FLOAT and init.raw_data and init.data_location != TensorProto.EXTERNAL:
-        return np.frombuffer(init.raw_data, dtype="<f4").reshape(tuple(init.dims))
-    converted: np.ndarray = numpy_helper.to_array(init)
+    """An initializer's values: one of numpy's own types straight from its raw bytes (read-only, no
+    copy beyond protobuf's; as onnx.numpy_helper reads them), anything else through onnx's
+    converter (importing onnx whole)."""
+    own = own_numpy_dtype(init.data_type)
+    if own is not None and init.raw_data and init.data_location != type(init).EXTERNAL and not init.HasField("segment"):
+        return np.frombuffer(init.raw_data, dtype=own.newbyteorder("<")).reshape(tuple(init.dims))
+    onnx, _ = require_onnx()
+    converted: np.ndarray = onnx.numpy_helper.to_array(init)
     return converted

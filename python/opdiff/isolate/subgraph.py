@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Dict, Sequence, Tuple
 
 from opdiff.isolate.source_model import SourceModel
-from opdiff.producers.onnx_support import OnnxModel, OnnxNode
+from opdiff.producers.onnx_support import OnnxModel, OnnxNode, OnnxTensor
 
 RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"})
 CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
@@ -17,6 +17,7 @@ CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan", "SequenceMap"})
 # need them constant; float tensors (weights, biases, slopes) become inputs, so that ops of one
 # structure share a session whatever their weights.
 FLOAT_TYPES = frozenset({1, 10, 11, 16})  # ONNX FLOAT, FLOAT16, DOUBLE, BFLOAT16
+ONNX_FLOAT = 1  # a feed of no known type is a float32 tensor
 
 
 class NotIsolated(Exception):
@@ -125,36 +126,34 @@ def _signature(model: SourceModel, nodes: Sequence[OnnxNode], feeds: Sequence[st
 
 def subgraph_model(model: SourceModel, subgraph: Subgraph) -> OnnxModel:
     """The subgraph as a model: inputs f0.. (the feeds) and w0.. (the weights), untyped shapes,
-    small initializers by value, outputs in `subgraph.outputs` order."""
-    import onnx
-    from onnx import helper
-
+    small initializers by value, outputs in `subgraph.outputs` order. Built from the source
+    model's own protobuf classes, field by field as onnx.helper's make_graph and make_model build
+    it (no need to import onnx whole)."""
     names = _canonical_names(subgraph.nodes, subgraph.feeds, subgraph.weights)
-    graph_inputs = [helper.make_tensor_value_info(names[t], model.elem_types.get(t, onnx.TensorProto.FLOAT), None)
-                    for t in list(subgraph.feeds) + list(subgraph.weights)]
-    embedded = []
+    result = type(model.model)()
+    graph = result.graph
     for node in subgraph.nodes:
-        for tensor in node.input:
-            if tensor in model.initializers and tensor not in subgraph.weights and tensor not in subgraph.feeds:
-                copy = onnx.TensorProto()
-                copy.CopyFrom(model.initializers[tensor])
-                copy.name = names[tensor]
-                embedded.append(copy)
-    nodes = []
-    for node in subgraph.nodes:
-        renamed = onnx.NodeProto()
+        renamed = graph.node.add()
         renamed.CopyFrom(node)
         renamed.input[:] = [names[t] if t else "" for t in node.input]
         renamed.output[:] = [names[t] if t else "" for t in node.output]
-        nodes.append(renamed)
-    graph_outputs = []
-    for tensor in subgraph.outputs:
-        value = onnx.ValueInfoProto()
+    graph.name = "isolated"
+    for tensor in list(subgraph.feeds) + list(subgraph.weights):
+        value = graph.input.add()
         value.name = names[tensor]
-        graph_outputs.append(value)
-    unique = {init.name: init for init in embedded}
-    graph = helper.make_graph(nodes, "isolated", graph_inputs, graph_outputs, list(unique.values()))
-    result = helper.make_model(graph, opset_imports=list(model.model.opset_import))
+        value.type.tensor_type.elem_type = model.elem_types.get(tensor, ONNX_FLOAT)
+    for tensor in subgraph.outputs:
+        graph.output.add().name = names[tensor]
+    embedded: Dict[str, OnnxTensor] = {}
+    for node in subgraph.nodes:
+        for tensor in node.input:
+            if tensor in model.initializers and tensor not in subgraph.weights and tensor not in subgraph.feeds:
+                embedded.setdefault(names[tensor], model.initializers[tensor])
+    for name, init in embedded.items():
+        copy = graph.initializer.add()
+        copy.CopyFrom(init)
+        copy.name = name
+    result.opset_import.extend(model.model.opset_import)
     result.ir_version = max(model.model.ir_version, 4)
     result.functions.extend(model.model.functions)
     return result

@@ -1,11 +1,16 @@
-"""Mapping numpy / ml_dtypes arrays to the core's element types, without copying."""
+"""Mapping numpy / ml_dtypes arrays to the core's element types, without copying.
+
+ml_dtypes is imported only where one of its types is asked for (bfloat16, float8): its import
+alone can take longer than a whole comparison (0.6 s with numpy 2.4), and arrays of numpy's own
+types never need it."""
 
 from __future__ import annotations
 
+import functools
+import sys
 from dataclasses import dataclass
-from typing import Dict, Tuple, Union
+from typing import Dict, Iterator, Mapping, Optional, Tuple, Union
 
-import ml_dtypes
 import numpy as np
 
 import opdiff._core as _core
@@ -16,20 +21,70 @@ CORE_DTYPES: Tuple[str, ...] = tuple(_core.dtype_names())
 #: The core dtypes numpy has no type for, and the numpy dtype a decoded one is held in.
 HELD_WIDER: Dict[str, np.dtype] = {"hifloat8": np.dtype(np.float32), "int4": np.dtype(np.int8)}
 
+# The core dtypes that are numpy's own types; the others (bfloat16, float8_*) are ml_dtypes' types.
+_NUMPY_OWN = frozenset({"float64", "float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                        "uint64", "bool", "complex64", "complex128"})
 
-def _numpy_dtype(name: str) -> np.dtype:
+
+@functools.cache
+def numpy_dtype(name: str) -> np.dtype:
+    """numpy dtype of a logical array of core dtype `name` (bf16/fp8 as ml_dtypes types; see
+    HELD_WIDER); KeyError for a name that is not a core dtype."""
+    if name not in CORE_DTYPES:
+        raise KeyError(name)
     if name in HELD_WIDER:
         return HELD_WIDER[name]
+    if name in _NUMPY_OWN:
+        return np.dtype(name)
+    import ml_dtypes
+
     return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
 
 
+class _NumpyDtypes(Mapping[str, np.dtype]):
+    """Core dtype name -> numpy dtype (numpy_dtype), in the core's order; ml_dtypes' types are
+    looked up when read."""
+
+    def __getitem__(self, name: str) -> np.dtype:
+        return numpy_dtype(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CORE_DTYPES)
+
+    def __len__(self) -> int:
+        return len(CORE_DTYPES)
+
+
 #: Core dtype name -> numpy dtype of a logical array (bf16/fp8 as ml_dtypes types; see HELD_WIDER).
-NUMPY_DTYPES: Dict[str, np.dtype] = {name: _numpy_dtype(name) for name in CORE_DTYPES}
-_NUMPY_TO_CORE = {dtype: name for name, dtype in NUMPY_DTYPES.items() if name not in HELD_WIDER}
+NUMPY_DTYPES: Mapping[str, np.dtype] = _NumpyDtypes()
+_OWN_TO_CORE = {np.dtype(name): name for name in CORE_DTYPES if name in _NUMPY_OWN}
 
 
-# ml_dtypes' int4/uint4 keep one value per byte in the low nibble; widened (copied) to int8/uint8.
-_WIDENED = {np.dtype(ml_dtypes.int4): np.dtype(np.int8), np.dtype(ml_dtypes.uint4): np.dtype(np.uint8)}
+@functools.cache
+def _all_to_core() -> Dict[np.dtype, str]:
+    return {numpy_dtype(name): name for name in CORE_DTYPES if name not in HELD_WIDER}
+
+
+def core_name_of(dtype: np.dtype) -> Optional[str]:
+    """The core dtype whose numpy dtype equals `dtype` (byte order included), None when none does;
+    ml_dtypes is imported only for a dtype that is not numpy's own."""
+    found = _OWN_TO_CORE.get(dtype)
+    return found if found is not None else _all_to_core().get(dtype)
+
+
+def _widened(dtype: np.dtype) -> Optional[np.dtype]:
+    """The numpy dtype an array of ml_dtypes' int4/uint4 (one value per byte, in the low nibble) is
+    widened (copied) to; None for any other dtype."""
+    if "ml_dtypes" not in sys.modules:  # an array of its types exists only once ml_dtypes is imported
+        return None
+    return _int4_widening().get(dtype)
+
+
+@functools.cache
+def _int4_widening() -> Dict[np.dtype, np.dtype]:
+    import ml_dtypes
+
+    return {np.dtype(ml_dtypes.int4): np.dtype(np.int8), np.dtype(ml_dtypes.uint4): np.dtype(np.uint8)}
 
 
 @dataclass(frozen=True)
@@ -74,9 +129,9 @@ class CoreOperand:
 def core_dtype_name(dtype: np.dtype) -> str:
     """The core's name for a numpy dtype, or ValueError naming the unsupported dtype."""
     dtype = np.dtype(dtype)
-    name = _NUMPY_TO_CORE.get(dtype.newbyteorder("=") if dtype.byteorder == ">" else dtype)
+    name = core_name_of(dtype.newbyteorder("=") if dtype.byteorder == ">" else dtype)
     if name is None:
-        supported = ", ".join(sorted({str(d) for d in _NUMPY_TO_CORE}))
+        supported = ", ".join(sorted({str(d) for d in _all_to_core()}))
         raise ValueError(f"unsupported dtype {dtype}; supported: {supported}")
     return name
 
@@ -86,8 +141,9 @@ def as_core_operand(value: Union[np.ndarray, RawTensor], what: str) -> CoreOpera
     if isinstance(value, RawTensor):
         return CoreOperand(value.data, value.dtype, value.count, (value.count,))
     array = np.asarray(value)
-    if array.dtype in _WIDENED:
-        array = array.astype(_WIDENED[array.dtype])
+    widened = _widened(array.dtype)
+    if widened is not None:
+        array = array.astype(widened)
     try:
         name = core_dtype_name(array.dtype)
     except ValueError as error:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Set, Tuple
 
 from opdiff.conventions.dump_names import escape_op_name
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx_support import OnnxGraph, OnnxModel
 
 # Characters a dump or golden file name keeps (escape_op_name turns . / \ and space into _).
 _UNSAFE = re.compile(r"[^A-Za-z0-9_./\\ -]")
@@ -58,23 +58,30 @@ def prepare_model(model: OnnxModel) -> PreparedModel:
     >>> [n.name for n in prepare_model(helper.make_model(g)).model.graph.node]
     ['Relu_0', 'x_1']
     """
-    import onnx
-
-    copy = onnx.ModelProto()
+    copy = type(model)()
     copy.CopyFrom(model)
-    graph = copy.graph
-    initializers = {init.name for init in graph.initializer}
-    input_names = {vi.name: file_safe_name(vi.name) for vi in graph.input if vi.name not in initializers}
-    taken: Set[str] = {escape_op_name(name) for name in input_names.values()}
+    names, input_names = prepared_names(model.graph)
     renames: List[Rename] = []
-    for position, node in enumerate(graph.node):
-        wanted = file_safe_name(node.name) if node.name else f"{node.op_type}_{position}"
-        name = _unique(wanted, taken)
-        taken.add(escape_op_name(name))
+    for node, name in zip(copy.graph.node, names):
         if name != node.name:
             renames.append(Rename(node.name, name))
             node.name = name
     return PreparedModel(copy, renames, input_names)
+
+
+def prepared_names(graph: OnnxGraph) -> Tuple[List[str], Dict[str, str]]:
+    """The node names :func:`prepare_model` gives `graph`'s nodes, in graph order, and the golden
+    op name of each graph input (its file-safe name), without copying the graph."""
+    initializers = {init.name for init in graph.initializer}
+    input_names = {vi.name: file_safe_name(vi.name) for vi in graph.input if vi.name not in initializers}
+    taken: Set[str] = {escape_op_name(name) for name in input_names.values()}
+    names: List[str] = []
+    for position, node in enumerate(graph.node):
+        wanted = file_safe_name(node.name) if node.name else f"{node.op_type}_{position}"
+        name = _unique(wanted, taken)
+        taken.add(escape_op_name(name))
+        names.append(name)
+    return names, input_names
 
 
 def _unique(wanted: str, taken: Set[str]) -> str:

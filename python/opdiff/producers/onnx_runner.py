@@ -111,10 +111,7 @@ def hollow_copy(model: OnnxModel, *, keep_bytes: int = 4096) -> OnnxModel:
     """A copy of `model` whose initializers larger than `keep_bytes` became typed graph inputs:
     the same graph for type inference, without copying hundreds of MB of weights (small ones,
     such as Reshape's shape tensors, stay: shapes may depend on their values)."""
-    import onnx
-    from onnx import helper
-
-    hollow = onnx.ModelProto()
+    hollow = type(model)()  # the model's own class: no need to import onnx whole
     graph = model.graph
     big = [init for init in graph.initializer if len(init.raw_data) > keep_bytes or len(init.float_data) * 4 > keep_bytes]
     big_names = {init.name for init in big}
@@ -129,7 +126,15 @@ def hollow_copy(model: OnnxModel, *, keep_bytes: int = 4096) -> OnnxModel:
     hollow.graph.value_info.extend(graph.value_info)
     hollow.graph.initializer.extend(init for init in graph.initializer if init.name not in big_names)
     listed = {value.name for value in hollow.graph.input}
-    hollow.graph.input.extend(helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)) for init in big if init.name not in listed)
+    for init in big:
+        if init.name not in listed:  # as onnx.helper.make_tensor_value_info(name, type, dims) makes it
+            value = hollow.graph.input.add()
+            value.name = init.name
+            tensor_type = value.type.tensor_type
+            tensor_type.elem_type = init.data_type
+            tensor_type.shape.SetInParent()  # a scalar's shape is present, with no dims
+            for dim in init.dims:
+                tensor_type.shape.dim.add().dim_value = dim
     return hollow
 
 
