@@ -166,5 +166,12 @@ inline const LogTable& log_table() {
 inline constexpr double kLogC2 = -1.0 / 2, kLogC3 = 1.0 / 3, kLogC4 = -1.0 / 4, kLogC5 = 1.0 / 5, kLogC6 = -1.0 / 6;
 inline constexpr double kLn2 = 0.6931471805599453094;
 
+// The KL pass takes ln q of q = a / b, which is near 1 wherever the two sides agree (the common
+// case). When every lane of a vector has |q - 1| < kLogNearOne, the same series runs on r = q - 1
+// itself (exact: Sterbenz) and the table step (exponent, mantissa, lookups) is skipped: the same
+// truncation bound as the table path (|r| < 1/32), and far below it for q closer to 1, where the
+// table path's r is up to 1/32 whatever q is.
+inline constexpr double kLogNearOne = 1.0 / 32;
+
 }  // namespace
 }  // namespace opdiff::kernels
