@@ -66,15 +66,13 @@ inline __m256d relative_error_pd(__m256d abs_diff, __m256d abs_y) {
   return _mm256_and_pd(nonzero_golden, _mm256_div_pd(abs_diff, abs_y));
 }
 
-// ln(1 + r) for |r| < 1/32 (kernel_common.hpp's series).
-inline __m256d log1p_series(__m256d r) {
-  __m256d p = _mm256_fmadd_pd(_mm256_set1_pd(kLogC6), r, _mm256_set1_pd(kLogC5));
-  p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogC4));
-  p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogC3));
-  p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogC2));
-  p = _mm256_mul_pd(p, r);
-  return _mm256_fmadd_pd(p, r, r);
-}
+// Double vectors for kernel_common.hpp's series.
+struct F64Ops {
+  using V = __m256d;
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V splat(double value) { return _mm256_set1_pd(value); }
+};
 
 // Natural log of positive, finite, normal doubles (|error| < 5e-12 absolute).
 inline __m256d log_pd(__m256d q, const LogTable& table) {
@@ -88,7 +86,7 @@ inline __m256d log_pd(__m256d q, const LogTable& table) {
   const __m256d inv_c = _mm256_i64gather_pd(table.inv_c, index, 8);
   const __m256d log_c = _mm256_i64gather_pd(table.log_c, index, 8);
   const __m256d r = _mm256_fmsub_pd(mantissa, inv_c, _mm256_set1_pd(1.0));
-  return _mm256_fmadd_pd(exponent, _mm256_set1_pd(kLn2), _mm256_add_pd(log_c, log1p_series(r)));
+  return _mm256_fmadd_pd(exponent, _mm256_set1_pd(kLn2), _mm256_add_pd(log_c, log1p_series<F64Ops>(r)));
 }
 
 // ln q for the KL pass: the series on q - 1 straight away when every lane is near 1
@@ -96,7 +94,7 @@ inline __m256d log_pd(__m256d q, const LogTable& table) {
 inline __m256d log_ratio(__m256d q, const LogTable& table) {
   const __m256d r = _mm256_sub_pd(q, _mm256_set1_pd(1.0));
   const __m256d near = _mm256_cmp_pd(abs_pd(r), _mm256_set1_pd(kLogNearOne), _CMP_LT_OQ);
-  if (_mm256_movemask_pd(near) == 0xF) return log1p_series(r);
+  if (_mm256_movemask_pd(near) == 0xF) return log1p_series<F64Ops>(r);
   return log_pd(q, table);
 }
 

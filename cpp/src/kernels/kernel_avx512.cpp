@@ -55,15 +55,13 @@ struct LoadBF16 {
 
 inline __m512d widen_sum(__m512 v) { return _mm512_add_pd(low_half_pd(v), high_half_pd(v)); }
 
-// ln(1 + r) for |r| < 1/32 (kernel_common.hpp's series).
-inline __m512d log1p_series(__m512d r) {
-  __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(kLogC6), r, _mm512_set1_pd(kLogC5));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC4));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC3));
-  p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(kLogC2));
-  p = _mm512_mul_pd(p, r);
-  return _mm512_fmadd_pd(p, r, r);
-}
+// Double vectors for kernel_common.hpp's series.
+struct F64Ops {
+  using V = __m512d;
+  static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V splat(double value) { return _mm512_set1_pd(value); }
+};
 
 // The log table in registers: 16 entries fit two vectors, looked up by a two-source permute.
 struct LogRegs {
@@ -81,14 +79,14 @@ inline __m512d log_pd(__m512d q, const LogRegs& t) {
   const __m512d inv_c = _mm512_permutex2var_pd(t.inv_lo, index, t.inv_hi);
   const __m512d log_c = _mm512_permutex2var_pd(t.log_lo, index, t.log_hi);
   const __m512d r = _mm512_fmsub_pd(mantissa, inv_c, _mm512_set1_pd(1.0));
-  return _mm512_fmadd_pd(exponent, _mm512_set1_pd(kLn2), _mm512_add_pd(log_c, log1p_series(r)));
+  return _mm512_fmadd_pd(exponent, _mm512_set1_pd(kLn2), _mm512_add_pd(log_c, log1p_series<F64Ops>(r)));
 }
 
 // ln q for the KL pass: the series on q - 1 straight away when every lane is near 1
 // (kLogNearOne), else the table path.
 inline __m512d log_ratio(__m512d q, const LogRegs& t) {
   const __m512d r = _mm512_sub_pd(q, _mm512_set1_pd(1.0));
-  if (_mm512_cmp_pd_mask(_mm512_abs_pd(r), _mm512_set1_pd(kLogNearOne), _CMP_LT_OQ) == 0xFF) return log1p_series(r);
+  if (_mm512_cmp_pd_mask(_mm512_abs_pd(r), _mm512_set1_pd(kLogNearOne), _CMP_LT_OQ) == 0xFF) return log1p_series<F64Ops>(r);
   return log_pd(q, t);
 }
 
