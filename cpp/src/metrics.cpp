@@ -3,6 +3,7 @@
 #include "opdiff/metrics.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "chunk_schedule.hpp"
 #include "opdiff/kernels.hpp"
+#include "opdiff/read_buffer_pool.hpp"
 #include "opdiff/simd.hpp"
 #include "opdiff/thread_pool.hpp"
 
@@ -21,24 +23,61 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Per-thread scratch for sources that gather (blocked layouts), allocated only for those: a pair
 // of plain arrays needs none, which keeps many small comparisons cheap. Room for one unit of the
-// schedule (its sibling ranges side by side).
+// schedule (its sibling ranges side by side: up to 8 MiB). Recycled buffers: fresh memory is
+// zero-filled by the system page by page on first touch, which cost more than the gather it
+// serves (a few percent of a run of 16M-element NC1HWC0 pairs).
 class Scratch {
  public:
   Scratch(const ElementSource& x, const ElementSource& y, const ChunkSchedule& schedule) {
     const uint64_t bytes = schedule.max_count() * schedule.max_ranges() * ElementSource::kScratchBytesPerElement;
-    if (x.uses_scratch()) x_.reset(new std::byte[bytes]);
-    if (y.uses_scratch()) y_.reset(new std::byte[bytes]);
+    if (x.uses_scratch()) x_ = ReadBuffer(bytes);
+    if (y.uses_scratch()) y_ = ReadBuffer(bytes);
   }
-  std::byte* x() const { return x_.get(); }
-  std::byte* y() const { return y_.get(); }
+  std::byte* x() const { return x_.data(); }
+  std::byte* y() const { return y_.data(); }
 
  private:
-  std::unique_ptr<std::byte[]> x_, y_;
+  ReadBuffer x_, y_;
 };
 
 // Resident pages of mapped inputs are let go every this many chunks (8 x 64K elements: a few MB),
 // so a comparison's memory does not grow with the tensors.
 constexpr size_t kChunksPerRelease = 8;
+
+// A pair whose mapped bytes fit what is left of this process-wide budget keeps its pages from the
+// first pass into the KL pass and lets them go once, at the end. Dropping pages while the other
+// threads run costs a TLB shootdown each time (an interrupt of every core running the process),
+// and the KL pass then faults them all back in: on two cores that was a third of the time of
+// 16M-element pairs. The budget bounds what all pairs compared at once hold (clean page cache,
+// counted in RSS); larger pairs stream with releases as before.
+constexpr uint64_t kKeptPagesBudget = uint64_t{256} << 20;
+
+class KeptPages {
+ public:
+  explicit KeptPages(uint64_t bytes) {
+    if (bytes == 0) return;
+    uint64_t used = in_use().load(std::memory_order_relaxed);
+    while (used + bytes <= kKeptPagesBudget) {
+      if (in_use().compare_exchange_weak(used, used + bytes, std::memory_order_relaxed)) {
+        bytes_ = bytes;
+        return;
+      }
+    }
+  }
+  ~KeptPages() {
+    if (bytes_) in_use().fetch_sub(bytes_, std::memory_order_relaxed);
+  }
+  KeptPages(const KeptPages&) = delete;
+  KeptPages& operator=(const KeptPages&) = delete;
+  bool held() const { return bytes_ != 0; }
+
+ private:
+  static std::atomic<uint64_t>& in_use() {
+    static std::atomic<uint64_t> bytes{0};
+    return bytes;
+  }
+  uint64_t bytes_ = 0;
+};
 
 // The runs of sibling range k of a unit, for both sides. A side whose layout groups the sibling
 // ranges reads them all in one pass, up front (at k == 0); the other side reads each range when it
@@ -54,10 +93,11 @@ void read_range(const ElementSource& x, const ElementSource& y, const ChunkSched
 }
 
 // Runs body(slot, begin, count, x_run, y_run) for every range of the schedule, on one worker per
-// scratch; sibling ranges are read together.
+// scratch; sibling ranges are read together. `release`: let resident pages go as the ranges are
+// read (false while the caller keeps them, KeptPages).
 template <typename Body>
 void for_each_chunk(const ElementSource& x, const ElementSource& y, const ChunkSchedule& schedule,
-                    std::vector<Scratch>& scratch, ThreadPool* pool, Body body) {
+                    std::vector<Scratch>& scratch, ThreadPool* pool, bool release, Body body) {
   const size_t units = schedule.units();
   const size_t workers = std::min(scratch.size(), units);
   auto task = [&](size_t u, size_t worker) {
@@ -69,7 +109,7 @@ void for_each_chunk(const ElementSource& x, const ElementSource& y, const ChunkS
       body(unit.first_slot + k * unit.slot_step, begin, unit.count, xr[k], yr[k]);
       // Sibling ranges lie a plane apart: a side read in place maps pages (large folios: up to
       // 2 MB) around each of them, so each is let go once compared.
-      if (unit.ranges > 1 || (u + 1) % kChunksPerRelease == 0) {
+      if (release && (unit.ranges > 1 || (u + 1) % kChunksPerRelease == 0)) {
         x.release_resident();
         y.release_resident();
       }
@@ -83,7 +123,7 @@ void for_each_chunk(const ElementSource& x, const ElementSource& y, const ChunkS
   // A tensor shorter than one release interval keeps its pages until its file is closed (partner
   // files are held by a byte-capped cache): releasing them would cost two system calls per pair
   // and page faults when a cached partner is read again, which dominates small comparisons.
-  if (schedule.slots() >= kChunksPerRelease) {
+  if (release && schedule.slots() >= kChunksPerRelease) {
     x.release_resident();
     y.release_resident();
   }
@@ -162,14 +202,18 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
   // A tensor of one chunk (most of a network's) is read once for both passes: its runs, gathered
   // from a blocked layout into scratch or pointing at the file's bytes, serve the KL pass too.
   const bool one_chunk = units == 1 && schedule.unit(0).ranges == 1;
+  // A pair long enough to release pages as it goes keeps them for the KL pass instead, if it can.
+  const bool kl_pass = options.kl && !one_chunk && schedule.slots() >= kChunksPerRelease;
+  const KeptPages kept(kl_pass ? x.mapped_bytes() + y.mapped_bytes() : 0);
+  const bool release = !kept.held();
   ElementRun one_x[ElementSource::kMaxSiblings], one_y[ElementSource::kMaxSiblings];
   if (one_chunk) {
     const ChunkSchedule::Unit unit = schedule.unit(0);
     read_range(x, y, schedule, unit, 0, scratch[0], one_x, one_y);
     k.accumulate(one_x[0], one_y[0], size_t(unit.count), unit.begin, params, partial[unit.first_slot]);
   } else {
-    for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t begin, uint64_t count, const ElementRun& xr,
-                                                      const ElementRun& yr) {
+    for_each_chunk(x, y, schedule, scratch, pool, release, [&](size_t slot, uint64_t begin, uint64_t count,
+                                                               const ElementRun& xr, const ElementRun& yr) {
       k.accumulate(xr, yr, size_t(count), begin, params, partial[slot]);
     });
   }
@@ -216,8 +260,8 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
       const ChunkSchedule::Unit unit = schedule.unit(0);
       k.accumulate_kl(one_x[0], one_y[0], size_t(unit.count), kp, kl_partial[unit.first_slot]);
     } else {
-      for_each_chunk(x, y, schedule, scratch, pool, [&](size_t slot, uint64_t, uint64_t count, const ElementRun& xr,
-                                                        const ElementRun& yr) {
+      for_each_chunk(x, y, schedule, scratch, pool, release, [&](size_t slot, uint64_t, uint64_t count,
+                                                                 const ElementRun& xr, const ElementRun& yr) {
         k.accumulate_kl(xr, yr, size_t(count), kp, kl_partial[slot]);
       });
     }
@@ -232,6 +276,10 @@ MetricsResult compute_metrics(const ElementSource& x, const ElementSource& y, co
     if (std::fabs(value) < kEps64) value = 0.0;  // the reference's clean-up of round-off
     if (std::isinf(value)) r.notes |= kNoteKlGoldenZero;
     r.kullback_leibler_divergence = value;
+  }
+  if (kept.held()) {
+    x.release_all();
+    y.release_all();
   }
   return r;
 }

@@ -150,7 +150,8 @@ TensorView make_tensor_view(std::shared_ptr<const TensorFile> file, TensorRole r
   try {
     LayoutPlan plan = plan_layout(request_for(entry, target));
     std::function<void(ByteSpan)> release;
-    if (file->contents) release = [contents = file->contents](ByteSpan bytes) { contents->release(bytes); };
+    if (file->contents && file->contents->mapped())
+      release = [contents = file->contents](ByteSpan bytes) { contents->release(bytes); };
     view.source = std::make_shared<const LayoutSource>(entry.bytes, *entry.dtype, std::move(plan), file->contents,
                                                        std::move(release));
   } catch (const ParseError& error) {

@@ -47,6 +47,11 @@ class ElementSource {
   // stay in the page cache). Streaming callers call it now and then so that memory stays bounded
   // whatever the tensor size; safe while other threads read (pages fault back in).
   virtual void release_resident() const {}
+  // Lets go of every resident page, whatever may still be read (they fault back in if it is).
+  virtual void release_all() const { release_resident(); }
+  // Bytes of a mapped file behind this source: what holding all its pages resident costs (0 for
+  // memory it does not map: an array, a file read whole).
+  virtual uint64_t mapped_bytes() const { return 0; }
 
   // Ranges worth reading together. With sibling_stride() = s > 0, the ranges [b + k * s,
   // b + k * s + count) for k < sibling_count() read the same stored bytes (the channels of one C0

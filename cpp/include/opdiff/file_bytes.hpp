@@ -37,6 +37,8 @@ class FileBytes {
   // A file read whole keeps its buffer.
   void release(ByteSpan range) const;
   const std::string& path() const { return path_; }
+  // Whether the bytes are a mapping (release() gives pages back), not a buffer read whole.
+  bool mapped() const { return guard_ != nullptr; }
   // Whether the file shrank on disk since it was opened. For a mapping, bytes read from the lost
   // pages were zeros; a file read whole is intact in memory, but it changed under us all the same.
   // Either way what was read from it must be discarded.

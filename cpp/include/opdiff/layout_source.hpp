@@ -19,7 +19,7 @@ class LayoutSource final : public ElementSource {
  public:
   // `stored` holds the stored elements of `stored_dtype` (checked to cover plan.max_offset).
   // `keep_alive` owns the memory behind `stored` (the mapped file); `release` drops the resident
-  // pages of a part of `stored` (see release_resident).
+  // pages of a part of `stored` (see release_resident); it is empty when `stored` is not mapped.
   LayoutSource(ByteSpan stored, DType stored_dtype, LayoutPlan plan, std::shared_ptr<const void> keep_alive = {},
                std::function<void(ByteSpan)> release = {});
   // The gather reads the plan's tables in place: the source stays where it was built.
@@ -44,6 +44,8 @@ class LayoutSource final : public ElementSource {
   // offset still ahead goes. Whatever is kept beyond that stays under kResidentBudget, or
   // everything is dropped as for a contiguous tensor (memory stays bounded, pages fault back in).
   void release_resident() const override { release_behind(kResidentBudget); }
+  void release_all() const override { release_behind(0); }
+  uint64_t mapped_bytes() const override { return release_ ? stored_.size : 0; }
   // The same with another bound on what may stay resident.
   void release_behind(uint64_t budget_bytes) const;
 

@@ -21,6 +21,8 @@ class PrefixSource final : public ElementSource {
   }
   bool uses_scratch() const override { return inner_.uses_scratch(); }
   void release_resident() const override { inner_.release_resident(); }
+  void release_all() const override { inner_.release_all(); }
+  uint64_t mapped_bytes() const override { return inner_.mapped_bytes(); }
   // Sibling ranges inside the prefix are those of the inner source (the schedule keeps its ranges
   // inside size()).
   uint64_t sibling_stride() const override { return inner_.sibling_stride(); }

@@ -66,6 +66,14 @@ inline __m256d relative_error_pd(__m256d abs_diff, __m256d abs_y) {
   return _mm256_and_pd(nonzero_golden, _mm256_div_pd(abs_diff, abs_y));
 }
 
+// Double vectors for kernel_common.hpp's series.
+struct F64Ops {
+  using V = __m256d;
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V splat(double value) { return _mm256_set1_pd(value); }
+};
+
 // Natural log of positive, finite, normal doubles (|error| < 5e-12 absolute).
 inline __m256d log_pd(__m256d q, const LogTable& table) {
   const __m256i bits = _mm256_castpd_si256(q);
@@ -78,13 +86,16 @@ inline __m256d log_pd(__m256d q, const LogTable& table) {
   const __m256d inv_c = _mm256_i64gather_pd(table.inv_c, index, 8);
   const __m256d log_c = _mm256_i64gather_pd(table.log_c, index, 8);
   const __m256d r = _mm256_fmsub_pd(mantissa, inv_c, _mm256_set1_pd(1.0));
-  __m256d p = _mm256_fmadd_pd(_mm256_set1_pd(kLogC6), r, _mm256_set1_pd(kLogC5));
-  p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogC4));
-  p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogC3));
-  p = _mm256_fmadd_pd(p, r, _mm256_set1_pd(kLogC2));
-  p = _mm256_mul_pd(p, r);
-  const __m256d log1p_r = _mm256_fmadd_pd(p, r, r);
-  return _mm256_fmadd_pd(exponent, _mm256_set1_pd(kLn2), _mm256_add_pd(log_c, log1p_r));
+  return _mm256_fmadd_pd(exponent, _mm256_set1_pd(kLn2), _mm256_add_pd(log_c, log1p_series<F64Ops>(r)));
+}
+
+// ln q for the KL pass: the series on q - 1 straight away when every lane is near 1
+// (kLogNearOne), else the table path (whose gathers are most of its cost).
+inline __m256d log_ratio(__m256d q, const LogTable& table) {
+  const __m256d r = _mm256_sub_pd(q, _mm256_set1_pd(1.0));
+  const __m256d near = _mm256_cmp_pd(abs_pd(r), _mm256_set1_pd(kLogNearOne), _CMP_LT_OQ);
+  if (_mm256_movemask_pd(near) == 0xF) return log1p_series<F64Ops>(r);
+  return log_pd(q, table);
 }
 
 // The AVX2 block kernels, driven by kernel_driver.hpp.
@@ -283,7 +294,7 @@ struct Avx2 {
         const __m256d b = _mm256_max_pd(_mm256_fmsub_pd(yv, scale_y, offset_y), floor);
         sum_a = _mm256_add_pd(sum_a, a);
         sum_b = _mm256_add_pd(sum_b, b);
-        sum_c = _mm256_fmadd_pd(a, log_pd(_mm256_div_pd(a, b), table), sum_c);
+        sum_c = _mm256_fmadd_pd(a, log_ratio(_mm256_div_pd(a, b), table), sum_c);
       }
     }
     out.sum_a += reduce_add(sum_a);

@@ -166,5 +166,24 @@ inline const LogTable& log_table() {
 inline constexpr double kLogC2 = -1.0 / 2, kLogC3 = 1.0 / 3, kLogC4 = -1.0 / 4, kLogC5 = 1.0 / 5, kLogC6 = -1.0 / 6;
 inline constexpr double kLn2 = 0.6931471805599453094;
 
+// That series on an ISA's double vectors: `Ops` gives the type V, fma(a, b, c) = a * b + c (one
+// rounding), mul(a, b) and splat(value).
+template <typename Ops>
+typename Ops::V log1p_series(typename Ops::V r) {
+  typename Ops::V p = Ops::fma(Ops::splat(kLogC6), r, Ops::splat(kLogC5));
+  p = Ops::fma(p, r, Ops::splat(kLogC4));
+  p = Ops::fma(p, r, Ops::splat(kLogC3));
+  p = Ops::fma(p, r, Ops::splat(kLogC2));
+  p = Ops::mul(p, r);
+  return Ops::fma(p, r, r);
+}
+
+// The KL pass takes ln q of q = a / b, which is near 1 wherever the two sides agree (the common
+// case). When every lane of a vector has |q - 1| < kLogNearOne, the same series runs on r = q - 1
+// itself (exact: Sterbenz) and the table step (exponent, mantissa, lookups) is skipped: the same
+// truncation bound as the table path (|r| < 1/32), and far below it for q closer to 1, where the
+// table path's r is up to 1/32 whatever q is.
+inline constexpr double kLogNearOne = 1.0 / 32;
+
 }  // namespace
 }  // namespace opdiff::kernels

@@ -58,6 +58,14 @@ inline float64x2_t relative_error_pd(float64x2_t abs_diff, float64x2_t abs_y) {
   return vreinterpretq_f64_u64(vandq_u64(nonzero_golden, vreinterpretq_u64_f64(vdivq_f64(abs_diff, abs_y))));
 }
 
+// Double vectors for kernel_common.hpp's series (NEON's fused step is c + a * b).
+struct F64Ops {
+  using V = float64x2_t;
+  static V fma(V a, V b, V c) { return vfmaq_f64(c, a, b); }
+  static V mul(V a, V b) { return vmulq_f64(a, b); }
+  static V splat(double value) { return vdupq_n_f64(value); }
+};
+
 // Natural log of positive, finite, normal doubles (|error| < 5e-12 absolute). NEON has no gather:
 // the two table entries are loaded by lane.
 inline float64x2_t log_pd(float64x2_t q, const LogTable& table) {
@@ -71,13 +79,15 @@ inline float64x2_t log_pd(float64x2_t q, const LogTable& table) {
   const float64x2_t log_c = vcombine_f64(vld1_f64(table.log_c + i0), vld1_f64(table.log_c + i1));
   // r = mantissa * inv_c - 1 with one rounding: -(1 - mantissa * inv_c).
   const float64x2_t r = vnegq_f64(vfmsq_f64(vdupq_n_f64(1.0), mantissa, inv_c));
-  float64x2_t p = vfmaq_f64(vdupq_n_f64(kLogC5), vdupq_n_f64(kLogC6), r);
-  p = vfmaq_f64(vdupq_n_f64(kLogC4), p, r);
-  p = vfmaq_f64(vdupq_n_f64(kLogC3), p, r);
-  p = vfmaq_f64(vdupq_n_f64(kLogC2), p, r);
-  p = vmulq_f64(p, r);
-  const float64x2_t log1p_r = vfmaq_f64(r, p, r);
-  return vfmaq_f64(vaddq_f64(log_c, log1p_r), exponent, vdupq_n_f64(kLn2));
+  return vfmaq_f64(vaddq_f64(log_c, log1p_series<F64Ops>(r)), exponent, vdupq_n_f64(kLn2));
+}
+
+// ln q for the KL pass: the series on q - 1 straight away when both lanes are near 1
+// (kLogNearOne), else the table path (whose lane-by-lane lookups are most of its cost).
+inline float64x2_t log_ratio(float64x2_t q, const LogTable& table) {
+  const float64x2_t r = vsubq_f64(q, vdupq_n_f64(1.0));
+  if (vmaxvq_f64(vabsq_f64(r)) < kLogNearOne) return log1p_series<F64Ops>(r);
+  return log_pd(q, table);
 }
 
 // The position of the first lane of `values` (n of them) equal to `target`, or n.
@@ -309,7 +319,7 @@ struct Neon {
         const float64x2_t b = vmaxq_f64(vnegq_f64(vfmsq_f64(offset_y, yv[k], scale_y)), floor);
         sum_a = vaddq_f64(sum_a, a);
         sum_b = vaddq_f64(sum_b, b);
-        sum_c = vfmaq_f64(sum_c, a, log_pd(vdivq_f64(a, b), table));
+        sum_c = vfmaq_f64(sum_c, a, log_ratio(vdivq_f64(a, b), table));
       }
     }
     out.sum_a += vaddvq_f64(sum_a);
