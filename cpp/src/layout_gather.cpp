@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "opdiff/simd.hpp"
 #include "opdiff/tensor_file.hpp"
 #include "transpose_block.hpp"
 
@@ -31,6 +32,13 @@ struct PlainAccess {
     auto* to = reinterpret_cast<std::byte*>(out);
     if constexpr (sizeof(U) == 2) transpose_block16(from, stride * 2, to, out_row * 2);
     if constexpr (sizeof(U) == 4) transpose_block32(from, stride * 4, to, out_row * 4);
+  }
+  // Side of the dispatched wide transpose for this width (0: none), and `blocks` of them side by
+  // side along the columns.
+  static unsigned wide_block() { return sizeof(U) == 2 && active_kernels().transpose16_blocks ? 16 : 0; }
+  void wide_blocks(uint64_t offset, uint64_t stride, uint64_t blocks, U* out, uint64_t out_row) const {
+    active_kernels().transpose16_blocks(reinterpret_cast<const std::byte*>(data + offset), stride * sizeof(U), blocks,
+                                        reinterpret_cast<std::byte*>(out), out_row * sizeof(U));
   }
   U load(uint64_t offset) const {
     U value;
@@ -65,6 +73,8 @@ struct Int4Access {
   static constexpr unsigned kBlock = 0;
   const uint8_t* data;
   void block(uint64_t, uint64_t, int8_t*, uint64_t) const {}
+  static unsigned wide_block() { return 0; }
+  void wide_blocks(uint64_t, uint64_t, uint64_t, int8_t*, uint64_t) const {}
   int8_t load(uint64_t offset) const {
     const int nibble = (data[offset / 2] >> ((offset % 2) * 4)) & 0x0F;
     return static_cast<int8_t>(nibble >= 8 ? nibble - 16 : nibble);
@@ -84,26 +94,48 @@ void strided(const Access& access, uint64_t offset, uint64_t stride, uint64_t co
   access.strided(offset, stride, count, out);
 }
 
+// Rows j.. of a rows x n tile (rows contiguous in memory) in side x side register blocks, `blocks`
+// copying that many blocks along the columns; the columns past the last whole block go one row at a
+// time. Returns the first row left over (fewer than `side` remain before j1).
+template <typename Access, typename Blocks>
+uint64_t square_blocks(const Access& access, unsigned side, const Blocks& blocks, uint64_t source, uint64_t stride_i,
+                       uint64_t j, uint64_t j1, uint64_t i0, uint64_t n, typename Access::Value* out,
+                       uint64_t out_row) {
+  if (side == 0 || n < side) return j;
+  const uint64_t whole = n - n % side;
+  for (; j + side <= j1; j += side) {
+    blocks(source + j + i0 * stride_i, whole / side, out + j * out_row + i0);
+    for (uint64_t r = j; r < j + side && whole < n; ++r)
+      strided(access, source + r + (i0 + whole) * stride_i, stride_i, n - whole, out + r * out_row + i0 + whole);
+  }
+  return j;
+}
+
 // out[j * out_row + i] = stored[source + j * stride_j + i * stride_i] for a rows x columns tile.
 // Sub-tiles keep the stored part being read in L1 while each output row takes its share of it;
-// where the rows are contiguous in memory (stride_j 1), square blocks go through registers.
+// where the rows are contiguous in memory (stride_j 1), square blocks go through registers: the
+// dispatched wide ones (AVX2) first, then the baseline ones for rows left over.
 template <typename Access>
 void transpose(const Access& access, uint64_t source, uint64_t stride_j, uint64_t stride_i, uint64_t rows,
                uint64_t columns, typename Access::Value* out, uint64_t out_row) {
-  constexpr uint64_t kTileRows = 32, kTileColumns = 64, kBlock = Access::kBlock;
+  using Value = typename Access::Value;
+  constexpr uint64_t kTileRows = 32, kTileColumns = 64;
+  const unsigned wide = Access::wide_block();
+  auto wide_blocks = [&](uint64_t from, uint64_t blocks, Value* to) {
+    access.wide_blocks(from, stride_i, blocks, to, out_row);
+  };
+  auto base_blocks = [&](uint64_t from, uint64_t blocks, Value* to) {
+    for (uint64_t b = 0; b < blocks; ++b)
+      access.block(from + b * Access::kBlock * stride_i, stride_i, to + b * Access::kBlock, out_row);
+  };
   for (uint64_t j0 = 0; j0 < rows; j0 += kTileRows) {
     const uint64_t j1 = std::min(rows, j0 + kTileRows);
     for (uint64_t i0 = 0; i0 < columns; i0 += kTileColumns) {
       const uint64_t n = std::min(kTileColumns, columns - i0);
       uint64_t j = j0;
-      if (kBlock > 0 && stride_j == 1 && n >= kBlock) {
-        const uint64_t whole = n - n % kBlock;
-        for (; j + kBlock <= j1; j += kBlock) {
-          for (uint64_t i = i0; i < i0 + whole; i += kBlock)
-            access.block(source + j + i * stride_i, stride_i, out + j * out_row + i, out_row);
-          for (uint64_t r = j; r < j + kBlock; ++r)
-            strided(access, source + r + (i0 + whole) * stride_i, stride_i, n - whole, out + r * out_row + i0 + whole);
-        }
+      if (stride_j == 1) {
+        j = square_blocks(access, wide, wide_blocks, source, stride_i, j, j1, i0, n, out, out_row);
+        j = square_blocks(access, Access::kBlock, base_blocks, source, stride_i, j, j1, i0, n, out, out_row);
       }
       for (; j < j1; ++j)
         strided(access, source + j * stride_j + i0 * stride_i, stride_i, n, out + j * out_row + i0);

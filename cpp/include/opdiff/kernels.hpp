@@ -22,6 +22,11 @@ struct KernelTable {
                      const PairParams& params, BlockSums& out);
   // Pass 2 (KL divergence) over n elements; only called when both sides are finite.
   void (*accumulate_kl)(const ElementRun& x, const ElementRun& y, size_t n, const KlParams& params, KlSums& out);
+  // Layout gather, 2-byte elements: `blocks` 16 x 16 transposes side by side (block b reads 16 rows
+  // of 16 contiguous elements from `from` + (16 b + k) * stride_bytes and writes them as 16 columns
+  // at `to` + 32 b + c * row_bytes). nullptr: the gather's own 8 x 8 blocks serve.
+  void (*transpose16_blocks)(const std::byte* from, uint64_t stride_bytes, uint64_t blocks, std::byte* to,
+                             uint64_t row_bytes);
 };
 
 // Exact (double) reference implementation of pass 1 on decoded values: the scalar kernel and
@@ -37,6 +42,8 @@ extern const KernelTable kScalarKernels;
 #if defined(OPDIFF_HAVE_X86_KERNELS)
 extern const KernelTable kAvx2Kernels;
 extern const KernelTable kAvx512Kernels;
+void transpose16_blocks_avx2(const std::byte* from, uint64_t stride_bytes, uint64_t blocks, std::byte* to,
+                             uint64_t row_bytes);
 #endif
 #if defined(OPDIFF_HAVE_NEON_KERNELS)
 extern const KernelTable kNeonKernels;

@@ -305,6 +305,7 @@ struct Avx2 {
 
 }  // namespace
 
-const KernelTable kAvx2Kernels = {"avx2", kernels::accumulate<Avx2>, kernels::accumulate_kl<Avx2>};
+const KernelTable kAvx2Kernels = {"avx2", kernels::accumulate<Avx2>, kernels::accumulate_kl<Avx2>,
+                                   transpose16_blocks_avx2};
 
 }  // namespace opdiff

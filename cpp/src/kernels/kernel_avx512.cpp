@@ -305,6 +305,7 @@ struct Avx512 {
 
 }  // namespace
 
-const KernelTable kAvx512Kernels = {"avx512", kernels::accumulate<Avx512>, kernels::accumulate_kl<Avx512>};
+const KernelTable kAvx512Kernels = {"avx512", kernels::accumulate<Avx512>, kernels::accumulate_kl<Avx512>,
+                                     transpose16_blocks_avx2};
 
 }  // namespace opdiff

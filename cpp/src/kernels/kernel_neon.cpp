@@ -330,6 +330,6 @@ struct Neon {
 
 }  // namespace
 
-const KernelTable kNeonKernels = {"neon", kernels::accumulate<Neon>, kernels::accumulate_kl<Neon>};
+const KernelTable kNeonKernels = {"neon", kernels::accumulate<Neon>, kernels::accumulate_kl<Neon>, nullptr};
 
 }  // namespace opdiff

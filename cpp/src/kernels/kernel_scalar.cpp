@@ -4,6 +4,7 @@
 
 namespace opdiff {
 
-const KernelTable kScalarKernels = {"scalar", kernels::accumulate_exact_runs, kernels::accumulate_kl_exact_runs};
+const KernelTable kScalarKernels = {"scalar", kernels::accumulate_exact_runs, kernels::accumulate_kl_exact_runs,
+                                     nullptr};
 
 }  // namespace opdiff
