@@ -2,7 +2,7 @@
 // `rows` positions `stride` elements apart become `rows` output rows of `rows` elements each. SSE2
 // is part of every x86-64 target and Advanced SIMD of every AArch64 one, so no dispatch is needed;
 // elsewhere the gather's scalar loop serves (kTransposeBlock* = 0). Wider blocks that need a
-// dispatched ISA (AVX2's 16 x 16, kernels/transpose_avx2.cpp) come from the kernel table.
+// dispatched ISA (AVX2's 16 x 16, kernels/transpose_avx2.hpp) come from the kernel table.
 #pragma once
 
 #include <cstddef>

@@ -42,8 +42,6 @@ extern const KernelTable kScalarKernels;
 #if defined(OPDIFF_HAVE_X86_KERNELS)
 extern const KernelTable kAvx2Kernels;
 extern const KernelTable kAvx512Kernels;
-void transpose16_blocks_avx2(const std::byte* from, uint64_t stride_bytes, uint64_t blocks, std::byte* to,
-                             uint64_t row_bytes);
 #endif
 #if defined(OPDIFF_HAVE_NEON_KERNELS)
 extern const KernelTable kNeonKernels;

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "kernel_driver.hpp"
+#include "transpose_avx2.hpp"
 
 namespace opdiff {
 namespace {

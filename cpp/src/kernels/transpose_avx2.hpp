@@ -1,9 +1,15 @@
-// 16 x 16 transposes of 2-byte elements for the layout gather, on 256-bit registers. Compiled with
-// -mavx2; the AVX2 and AVX-512 kernel tables point at it. One 16 x 16 block is a whole C0 group of
-// 16 positions of an fp16 NC1HWC0 tensor: half the loads of the SSE2 8 x 8 blocks, whole-row stores.
+// 16 x 16 transposes of 2-byte elements for the layout gather, on 256-bit registers. One 16 x 16
+// block is a whole C0 group of 16 positions of an fp16 NC1HWC0 tensor: half the loads of the SSE2
+// 8 x 8 blocks, whole-row stores. Included by the AVX2 and the AVX-512 kernel files only, each of
+// which puts it in its kernel table. Everything here has internal linkage: each kernel object keeps
+// its own copy and exports no code, so no AVX instruction can run outside the dispatch
+// (tools/check_baseline_isa.py checks both).
+#pragma once
+
 #include <immintrin.h>
 
-#include "opdiff/kernels.hpp"
+#include <cstddef>
+#include <cstdint>
 
 namespace opdiff {
 namespace {
@@ -40,12 +46,11 @@ inline void transpose_16x16(const std::byte* from, uint64_t stride_bytes, std::b
   }
 }
 
-}  // namespace
-
 void transpose16_blocks_avx2(const std::byte* from, uint64_t stride_bytes, uint64_t blocks, std::byte* to,
                              uint64_t row_bytes) {
   for (uint64_t b = 0; b < blocks; ++b, from += 16 * stride_bytes, to += 32)
     transpose_16x16(from, stride_bytes, to, row_bytes);
 }
 
+}  // namespace
 }  // namespace opdiff
