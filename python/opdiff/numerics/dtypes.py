@@ -1,7 +1,7 @@
 """Mapping numpy / ml_dtypes arrays to the core's element types, without copying.
 
 ml_dtypes is imported only where one of its types is asked for (bfloat16, float8): its import
-alone can take longer than a whole comparison (0.6 s with numpy 2.4), and arrays of numpy's own
+alone can take longer than a whole comparison (ml_dtypes 0.7.0: 0.6 s here), and arrays of numpy's own
 types never need it."""
 
 from __future__ import annotations
@@ -21,9 +21,14 @@ CORE_DTYPES: Tuple[str, ...] = tuple(_core.dtype_names())
 #: The core dtypes numpy has no type for, and the numpy dtype a decoded one is held in.
 HELD_WIDER: Dict[str, np.dtype] = {"hifloat8": np.dtype(np.float32), "int4": np.dtype(np.int8)}
 
-# The core dtypes that are numpy's own types; the others (bfloat16, float8_*) are ml_dtypes' types.
-_NUMPY_OWN = frozenset({"float64", "float32", "float16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-                        "uint64", "bool", "complex64", "complex128"})
+
+def _named_dtype(name: str) -> Optional[np.dtype]:
+    """The numpy dtype numpy itself knows by `name`: its own types, and ml_dtypes' once that is
+    imported (it registers their names); None otherwise."""
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return None
 
 
 @functools.cache
@@ -34,11 +39,13 @@ def numpy_dtype(name: str) -> np.dtype:
         raise KeyError(name)
     if name in HELD_WIDER:
         return HELD_WIDER[name]
-    if name in _NUMPY_OWN:
-        return np.dtype(name)
+    named = _named_dtype(name)
+    if named is not None:
+        return named
     import ml_dtypes
 
-    return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+    found: np.dtype = np.dtype(getattr(ml_dtypes, name))
+    return found
 
 
 class _NumpyDtypes(Mapping[str, np.dtype]):
@@ -57,7 +64,8 @@ class _NumpyDtypes(Mapping[str, np.dtype]):
 
 #: Core dtype name -> numpy dtype of a logical array (bf16/fp8 as ml_dtypes types; see HELD_WIDER).
 NUMPY_DTYPES: Mapping[str, np.dtype] = _NumpyDtypes()
-_OWN_TO_CORE = {np.dtype(name): name for name in CORE_DTYPES if name in _NUMPY_OWN}
+# What numpy knows without ml_dtypes at import (bfloat16 and float8 join it only if ml_dtypes was imported first).
+_OWN_TO_CORE = {dtype: name for name in CORE_DTYPES if name not in HELD_WIDER and (dtype := _named_dtype(name)) is not None}
 
 
 @functools.cache
