@@ -153,23 +153,20 @@ class ClusterExecutor:
 
     def _outcome(self, future: Future[bytes], task: RunTask) -> Optional[RunOutcome]:
         """The run's outcome; None when the client lost the scheduler (and with it every future)."""
+        if future.status == "cancelled" and self.client.status != "running":
+            return None
         try:
-            return self._fetch_outcome(future, task)
-        except CancelledError as error:  # cancelled between reading its status and fetching its result
+            if future.status in ("finished", "cancelled"):
+                return unpack_outcome(future.result())  # a cancelled future raises its CancelledError, with the reason
+            if future.status == "error":
+                error = future.exception()  # type: ignore[no-untyped-call]
+                lost = type(error).__name__ == "KilledWorker"
+                reason = "workers died running it (the scheduler gave up on it)" if lost else f"failed on the worker: {error!r}"
+                return RunOutcome(task.key, reason=reason, lost=lost)
+        except CancelledError as error:  # cancelled, perhaps between reading its status and fetching its result
             if getattr(error, "reason", "") == SCHEDULER_CONNECTION_LOST or self.client.status != "running":
                 return None
             return RunOutcome(task.key, reason=f"the cluster cancelled it ({error})", lost=True)
-
-    def _fetch_outcome(self, future: Future[bytes], task: RunTask) -> Optional[RunOutcome]:
-        if future.status == "cancelled" and self.client.status != "running":
-            return None
-        if future.status == "finished":
-            return unpack_outcome(future.result())
-        if future.status == "error":
-            error = future.exception()  # type: ignore[no-untyped-call]
-            lost = type(error).__name__ == "KilledWorker"
-            reason = "workers died running it (the scheduler gave up on it)" if lost else f"failed on the worker: {error!r}"
-            return RunOutcome(task.key, reason=reason, lost=lost)
         return RunOutcome(task.key, reason=f"the cluster dropped it ({future.status})", lost=True)
 
     def _live_workers(self) -> Optional[Set[str]]:
