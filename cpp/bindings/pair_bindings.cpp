@@ -1,5 +1,6 @@
 // opdiff._core: batches of tensor pairs compared on the core's pool (pair_batch.hpp), as typed
-// requests and outcomes, and the dumps they need opened on that pool ahead of time (file_opening.hpp).
+// requests and outcomes, the dumps they need opened on that pool ahead of time (file_opening.hpp),
+// and the large files they will map read into the page cache ahead of them (read_ahead.hpp).
 #include <pybind11/native_enum.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -14,6 +15,7 @@
 #include "opdiff/file_opening.hpp"
 #include "opdiff/metrics.hpp"
 #include "opdiff/pair_batch.hpp"
+#include "opdiff/read_ahead.hpp"
 #include "opdiff/thread_pool.hpp"
 
 namespace py = pybind11;
@@ -74,6 +76,25 @@ py::list wait_for_outcomes(PairBatch& batch) {
 py::list wait_for_files(FileOpening& opening) {
   wait_checking_signals(opening);
   return list_of(opening.results());
+}
+
+void register_read_ahead(py::module_& m) {
+  py::class_<ReadAhead>(m, "ReadAhead",
+                        "Reads the large files a comparison will map next into the page cache, on a thread of its "
+                        "own, at most window_bytes past the position advance() names (read_ahead.hpp). Pages "
+                        "already cached are not read again; files it cannot read are passed over.")
+      .def(py::init<std::vector<std::string>, std::vector<size_t>, uint64_t>(), py::arg("paths"), py::arg("stops"),
+           py::arg("window_bytes") = kReadAheadDefaultWindowBytes,
+           "paths in the order the comparison reaches them; stops[k]: the index of position k's first path.")
+      .def("advance", &ReadAhead::advance, py::arg("position"), "The comparison has reached position `position`.")
+      .def("settle", &ReadAhead::settle, py::call_guard<py::gil_scoped_release>(),
+           "Wait until everything the window allows now is read (for tests).")
+      .def("stop", &ReadAhead::stop, py::call_guard<py::gil_scoped_release>(),
+           "Stop after the read in flight and wait for the thread.")
+      .def_property_readonly("bytes_read", &ReadAhead::bytes_read, "Bytes read from the disk into the page cache.")
+      .def_property_readonly("bytes_resident", &ReadAhead::bytes_resident, "Bytes found in the page cache already.")
+      .def_property_readonly("files_passed_over", &ReadAhead::files_passed_over,
+                             "Paths not read: small, repeated, unreadable or with a page cache this process cannot see.");
 }
 
 }  // namespace
@@ -185,4 +206,5 @@ void register_pairs(py::module_& m) {
            "The opened files, once every one is done; Ctrl-C cancels the opening and raises KeyboardInterrupt.")
       .def("cancel", &cancel_and_drain<FileOpening>, "Open no more files and wait for those being opened.")
       .def("__len__", &FileOpening::size);
+  register_read_ahead(m);
 }

@@ -11,7 +11,7 @@ import numpy
 import numpy.typing
 import typing_extensions
 
-__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DEFAULT_ATOL', 'DEFAULT_RTOL', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'dtype_names', 'open_tensor_file', 'read_statistics_files', 'reconcile_layout', 'reference_converts', 'simd_info', 'stored_bytes']
+__all__: list[str] = ['AS_STORED', 'CHUNK_ELEMENTS', 'DEFAULT_ATOL', 'DEFAULT_RTOL', 'DumpFormatError', 'FileOpening', 'MetricsResult', 'OpenedFile', 'PairBatch', 'PairOutcome', 'PairRequest', 'PairStatus', 'ReadAhead', 'SideStats', 'StatisticsLine', 'TensorEntry', 'TensorFile', 'TensorFileCache', 'TensorRole', 'TensorView', 'ascend_dtype_name', 'ascend_dtype_table', 'ascend_format_name', 'ascend_format_number', 'ascend_format_table', 'ascend_from_dtype', 'compare_views', 'compute_metrics', 'decode_dump_header', 'decode_to_float64', 'default_target_format', 'default_threads', 'dtype_bits', 'dtype_from_ascend', 'dtype_names', 'open_tensor_file', 'read_statistics_files', 'reconcile_layout', 'reference_converts', 'simd_info', 'stored_bytes']
 class SideStats:
     """
     Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.
@@ -410,6 +410,41 @@ class FileOpening:
     def wait(self) -> list:
         """
         The opened files, once every one is done; Ctrl-C cancels the opening and raises KeyboardInterrupt.
+        """
+class ReadAhead:
+    """
+    Reads the large files a comparison will map next into the page cache, on a thread of its own, at most window_bytes past the position advance() names (read_ahead.hpp). Pages already cached are not read again; files it cannot read are passed over.
+    """
+    def __init__(self, paths: collections.abc.Sequence[str], stops: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], window_bytes: typing.SupportsInt | typing.SupportsIndex = 268435456) -> None:
+        """
+        paths in the order the comparison reaches them; stops[k]: the index of position k's first path.
+        """
+    def advance(self, position: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        The comparison has reached position `position`.
+        """
+    def settle(self) -> None:
+        """
+        Wait until everything the window allows now is read (for tests).
+        """
+    def stop(self) -> None:
+        """
+        Stop after the read in flight and wait for the thread.
+        """
+    @property
+    def bytes_read(self) -> int:
+        """
+        Bytes read from the disk into the page cache.
+        """
+    @property
+    def bytes_resident(self) -> int:
+        """
+        Bytes found in the page cache already.
+        """
+    @property
+    def files_passed_over(self) -> int:
+        """
+        Paths not read: small, repeated, unreadable or with a page cache this process cannot see.
         """
 class StatisticsLine:
     """

@@ -164,6 +164,7 @@ class _Batch:
 
     works: List[_PlanWork]
     core: Optional[_core.PairBatch]
+    first: int = 0  # the position of its first plan in the comparison's plans
 
 
 def _with_opened_dumps(plans: Sequence[OpPlan]) -> Iterator[Tuple[OpPlan, Optional[_core.OpenedFile]]]:
@@ -192,6 +193,20 @@ def _with_opened_dumps(plans: Sequence[OpPlan]) -> Iterator[Tuple[OpPlan, Option
             opening.cancel()
 
 
+def _read_ahead(plans: Sequence[OpPlan]) -> _core.ReadAhead:
+    """The core's read-ahead of the plans' files, in the order the batches reach them: on a cold
+    disk their pages are read in big sequential reads beside the comparison, instead of by its page
+    faults one read-ahead window at a time (cpp/include/opdiff/read_ahead.hpp)."""
+    paths: List[str] = []
+    stops: List[int] = []
+    for plan in plans:
+        stops.append(len(paths))
+        if plan.my_path is not None:
+            paths.append(plan.my_path)
+        paths.extend(target.path for target in plan.inputs + plan.outputs if target.path is not None and not target.skip)
+    return _core.ReadAhead(paths, stops)
+
+
 def _dump_to_open(plan: OpPlan) -> Optional[str]:
     """The one dump file of the plan's op, if it has one (an FFTS+ sliced op has several)."""
     return None if plan.my_slices else plan.my_path
@@ -209,16 +224,19 @@ class Engine:
         """Rows of every plan, in plan order. The next batch is started before the rows of the
         current one are built and handed on, so the core is never idle while Python works."""
         running: List[_Batch] = []  # at most two: the one being finished and the next
+        ahead = _read_ahead(plans)
         try:
             for batch in self._batches(plans):
                 running.append(batch)
                 if len(running) == 2:
                     yield from self._finish(running[0], on_plan_done)
                     running.pop(0)
+                    ahead.advance(running[0].first)
             while running:
                 yield from self._finish(running[0], on_plan_done)
                 running.pop(0)
         finally:
+            ahead.stop()
             # On Ctrl-C (or a consumer that stops early) start no more pairs; wait for those running.
             for batch in running:
                 if batch.core is not None:
@@ -229,23 +247,23 @@ class Engine:
         each started on the core as it is made."""
         works: List[_PlanWork] = []
         requests: List[_core.PairRequest] = []
-        size = 0
-        for plan, opened in _with_opened_dumps(plans):
+        size = first = 0
+        for position, (plan, opened) in enumerate(_with_opened_dumps(plans)):
             work = self._prepare(plan, opened, requests)
             works.append(work)
             size += sum(pair[2].size for pair in work.pairs)
             if len(requests) >= PAIRS_PER_BATCH or size >= BYTES_PER_BATCH:
-                yield self._start(works, requests)
-                works, requests, size = [], [], 0
+                yield self._start(works, requests, first)
+                works, requests, size, first = [], [], 0, position + 1
         if works:
-            yield self._start(works, requests)
+            yield self._start(works, requests, first)
 
-    def _start(self, works: List[_PlanWork], requests: List[_core.PairRequest]) -> _Batch:
+    def _start(self, works: List[_PlanWork], requests: List[_core.PairRequest], first: int) -> _Batch:
         if not requests:
-            return _Batch(works, None)
+            return _Batch(works, None, first)
         core = _core.PairBatch(requests, self.files.core, rtol=self.options.rtol, atol=self.options.atol, kl=self._kl,
                                threads=self.options.threads or 0)
-        return _Batch(works, core)
+        return _Batch(works, core, first)
 
     def _finish(self, batch: _Batch, on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]]) -> Iterator[CompareRow]:
         """The rows of a started batch, plan by plan, once the core is done with it."""
