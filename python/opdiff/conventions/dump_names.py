@@ -34,6 +34,8 @@ OPDEBUG_OP_NAME = "Node_OpDebug"
 _LXSLICE_ANY = re.compile(r"_lxslice[0-9]+")
 _LXSLICE_TAIL = re.compile(r"_lxslice[0-9]+$")
 _SGT_GRAPH = re.compile(r"^.*sgt_graph_[0-9]+_")
+# The characters the device and golden writers replace with "_" in the op names of file names.
+_FILE_NAME_ESCAPES = re.compile(r"[./\\ ]")
 
 TASK_TYPES = {0: "AICORE", 1: "AICPU", 2: "DEBUG", 3: "HCCL", 4: "FFTSPLUS"}
 
@@ -90,7 +92,7 @@ class GoldenName:
 
 def escape_op_name(name: str) -> str:
     """An op name as it appears in file names (the device and golden writers replace these)."""
-    return re.sub(r"[./\\ ]", "_", name)
+    return _FILE_NAME_ESCAPES.sub("_", name)
 
 
 def slice_key(op_name: str, with_fusion_rule: bool) -> Optional[str]:

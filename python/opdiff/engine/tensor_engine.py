@@ -300,10 +300,11 @@ class Engine:
         # The core lists inputs, then outputs (then buffers and workspaces, which are not compared).
         inputs = outputs = 0
         for tensor in mine.tensors:
-            if tensor.role is _INPUT:
+            core_role = tensor.role  # read once: each read makes the Python enum anew
+            if core_role is _INPUT:
                 role, k, target = "input", inputs, plan.input_target(inputs)
                 inputs += 1
-            elif tensor.role is _OUTPUT:
+            elif core_role is _OUTPUT:
                 role, k, target = "output", outputs, plan.output_target(outputs)
                 outputs += 1
             else:
@@ -317,7 +318,7 @@ class Engine:
             work.pairs.append((len(work.rows), identity, tensor, target))
             work.rows.append(None)
             layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
-            requests.append(_core.PairRequest(mine, tensor.role, k, target.path, _ROLES[target.role], target.index,
+            requests.append(_core.PairRequest(mine, core_role, k, target.path, _ROLES[target.role], target.index,
                                               None if layout is None else format_number(layout), max_elements, own_shape))
         if not work.rows:
             work.rows.append(self._row(plan, plan.tensor(), reasons=(f"[{plan.label}] the dump holds no tensor to compare",)))

@@ -19,7 +19,6 @@ ValueError: stopped
 from __future__ import annotations
 
 import os
-import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional, Union
@@ -37,7 +36,7 @@ def temporary_beside(target: PathLike) -> Path:
     to the file system's 255 bytes), and ending in ``.partial``, which no dump, golden or result
     name pattern matches, so readers skip a leftover one."""
     target = Path(target)
-    return target.with_name(f".opdiff-{uuid.uuid4().hex[:16]}{TEMPORARY_SUFFIX}")
+    return target.with_name(f".opdiff-{os.urandom(8).hex()}{TEMPORARY_SUFFIX}")
 
 
 @contextmanager

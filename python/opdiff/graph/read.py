@@ -17,11 +17,10 @@ from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.gc_pause import gc_paused
 from opdiff.graph.ge_text_form import TextForm, text_form_of
-from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_json, string_attrs_of_model_def
-from opdiff.graph.om2_package import load_om2_json, read_om2
 from opdiff.graph.om_header import ZIP_MAGIC
 
 if TYPE_CHECKING:
+    from opdiff.graph.model_facts import ModelFacts
     from opdiff.graph.om_reader import OmModel
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -97,6 +96,8 @@ def read_graph(path: PathLike) -> FusionMap:
 
             return read_om_fusion_map(source)
         if kind is GraphKind.OM2:
+            from opdiff.graph.om2_package import read_om2  # zipfile and lzma, for a package only
+
             return read_om2(source)
         if kind in _TEXT_FORMS:
             from opdiff.graph.ge_text import fusion_map_of_text_dump, read_text_dump  # protobuf, as for an .om
@@ -126,6 +127,10 @@ def read_graph_file(path: PathLike) -> GraphFile:
     >>> graph.om.header.version_name, graph.om.header.model_num, len(graph.fusion_map.ops)
     ('1.0', None, 2)
     """
+    # The build facts and the OM2 reader serve `opdiff graph`: a comparison (read_graph) loads neither.
+    from opdiff.graph.model_facts import model_facts, string_attrs_of_json, string_attrs_of_model_def
+    from opdiff.graph.om2_package import load_om2_json
+
     source = os.fspath(path)
     kind = detect_graph_kind(source)
     with gc_paused():

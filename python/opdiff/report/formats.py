@@ -6,12 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence
 
-from opdiff.report.model_explorer.node_data import write_model_explorer_node_data
-from opdiff.report.statistics.html_writer import write_statistics_html
-from opdiff.report.statistics.json_writer import write_statistics_json
-from opdiff.report.tensor.html_writer import write_html_report
-from opdiff.report.tensor.json_writer import write_json_report
-from opdiff.report.tensor.xlsx_writer import write_xlsx_report
 from opdiff.results.findings import Finding
 from opdiff.results.protocol import Result, ResultFamily
 
@@ -20,13 +14,51 @@ REPORT_FORMATS = ("csv", "json", "html", "xlsx", "model-explorer")
 # (result, path, findings, verdict) -> path; the result and verdict are those of the writer's family
 Writer = Callable[[Any, Path, Sequence[Finding], Any], Path]
 
+
+# Each writer's module is imported when its report is asked for: a comparison that writes only the
+# CSV (the default) loads none of them (the HTML writers and their page template are the largest).
+def _tensor_json(result: Any, path: Path, findings: Sequence[Finding], verdict: Any) -> Path:
+    from opdiff.report.tensor.json_writer import write_json_report
+
+    return write_json_report(result, path, findings, verdict)
+
+
+def _tensor_html(result: Any, path: Path, findings: Sequence[Finding], verdict: Any) -> Path:
+    from opdiff.report.tensor.html_writer import write_html_report
+
+    return write_html_report(result, path, findings, verdict)
+
+
+def _tensor_xlsx(result: Any, path: Path, findings: Sequence[Finding], verdict: Any) -> Path:
+    from opdiff.report.tensor.xlsx_writer import write_xlsx_report
+
+    return write_xlsx_report(result, path, findings, verdict)
+
+
+def _model_explorer(result: Any, path: Path, findings: Sequence[Finding], verdict: Any) -> Path:
+    from opdiff.report.model_explorer.node_data import write_model_explorer_node_data
+
+    return write_model_explorer_node_data(result, path, findings, verdict)
+
+
+def _statistics_json(result: Any, path: Path, findings: Sequence[Finding], verdict: Any) -> Path:
+    from opdiff.report.statistics.json_writer import write_statistics_json
+
+    return write_statistics_json(result, path, findings, verdict)
+
+
+def _statistics_html(result: Any, path: Path, findings: Sequence[Finding], verdict: Any) -> Path:
+    from opdiff.report.statistics.html_writer import write_statistics_html
+
+    return write_statistics_html(result, path, findings, verdict)
+
+
 # The CSV is written as rows come (compare(csv=...)); these follow it, named after it. A statistics
 # report has no xlsx form; model-explorer writes node-data files named after it and the record of them
 # ({result stem}.model_explorer.json), whose path it returns.
 WRITERS: Dict[ResultFamily, Dict[str, Writer]] = {
-    ResultFamily.TENSOR: {"json": write_json_report, "html": write_html_report, "xlsx": write_xlsx_report,
-                          "model-explorer": write_model_explorer_node_data},
-    ResultFamily.STATISTICS: {"json": write_statistics_json, "html": write_statistics_html},
+    ResultFamily.TENSOR: {"json": _tensor_json, "html": _tensor_html, "xlsx": _tensor_xlsx, "model-explorer": _model_explorer},
+    ResultFamily.STATISTICS: {"json": _statistics_json, "html": _statistics_html},
 }
 
 

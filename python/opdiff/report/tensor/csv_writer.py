@@ -50,7 +50,7 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
         cells.append(_text(row.golden_address))
     cells.append(row.tensor_index)
     shape = row.reference_shape if row.reference_shape is not None else row.shape
-    cells.append(_text(None if shape is None else "[" + ",".join(str(d) for d in shape) + "]"))
+    cells.append(_text(None if shape is None else "[" + ",".join(map(str, shape)) + "]"))
     if columns.overflow:
         cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
     cells = [safe_cell(cell) for cell in cells]

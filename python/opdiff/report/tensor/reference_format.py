@@ -8,12 +8,20 @@ KL); two all-zero sides give the literal cosine ``1.0``; StandardDeviation print
 
 from __future__ import annotations
 
-from typing import List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
-from opdiff.numerics.schema import COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE, NOT_COMPUTED_WHEN_EMPTY, STANDARD_DEVIATION
+from opdiff.numerics.schema import (
+    COSINE_SIMILARITY,
+    KULLBACK_LEIBLER_DIVERGENCE,
+    METRICS,
+    NOT_COMPUTED_WHEN_EMPTY,
+    STANDARD_DEVIATION,
+)
 from opdiff.numerics.values import Metrics, Note
 
 NOT_COMPUTED = "NaN"
+# The Metrics field of each reference metric that is one number (all but StandardDeviation).
+_FIELDS: Dict[str, str] = {spec.name: spec.field for spec in METRICS if spec.reference and spec.field}
 
 
 def _number(value: float) -> str:
@@ -26,11 +34,12 @@ def _std(value: float) -> float:
 
 def format_metrics(names: Sequence[str], m: Metrics) -> List[str]:
     """The CSV texts of several metrics (the values computed once for all of them)."""
-    values = m.reference_values()
     if m.notes:
+        values = m.reference_values()
         return [format_metric(name, m, values) for name in names]
-    # Without notes every metric prints as its number (the common case, thousands of rows a run).
-    return [_standard_deviation(m) if name == STANDARD_DEVIATION else f"{values[name]:.6f}" for name in names]
+    # Without notes every metric prints as its number (the common case, thousands of rows a run),
+    # read straight from its field: no dict of all ten is built for it.
+    return [_standard_deviation(m) if name == STANDARD_DEVIATION else f"{getattr(m, _FIELDS[name]):.6f}" for name in names]
 
 
 def _standard_deviation(m: Metrics) -> str:

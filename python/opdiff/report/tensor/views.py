@@ -11,7 +11,6 @@ from rich.console import RenderableType
 
 from opdiff.report.tensor.console import report_renderables
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter, format_row
-from opdiff.report.tensor.notebook import report_html
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import Verdict
 
@@ -24,6 +23,8 @@ class ReportViews:
         return report_renderables(report, csv_path=csv_path)
 
     def notebook(self, report: Report, verdict: Verdict) -> str:
+        from opdiff.report.tensor.notebook import report_html  # html and its entity table, for notebooks only
+
         return report_html(report, verdict)
 
     def write_csv(self, report: Report, path: Path) -> Path:
