@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Iterable, List, Sequence
 
+from opdiff.testing.page_cache import drop_from_cache
+
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 _libc.mmap.restype = ctypes.c_void_p
@@ -18,23 +20,12 @@ _libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_
 _libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 _libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_ubyte)]
 _MAP_FAILED = ctypes.c_void_p(-1).value
+__all__ = ["cat_command", "drop_from_cache", "files_under", "resident_fraction"]
 
 
 def files_under(folders: Iterable[Path]) -> List[Path]:
     """Every regular file in `folders` (not recursive), sorted."""
     return sorted(path for folder in folders for path in folder.iterdir() if path.is_file())
-
-
-def drop_from_cache(paths: Sequence[Path]) -> None:
-    """Ask the kernel to drop the files' pages. Dirty pages cannot be dropped: each file is written
-    back first (fsync)."""
-    for path in paths:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        finally:
-            os.close(fd)
 
 
 def _resident_pages(fd: int, size: int) -> int:

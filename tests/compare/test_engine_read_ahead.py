@@ -16,6 +16,7 @@ import pytest
 
 import opdiff
 from opdiff import _core
+from opdiff.testing.page_cache import drop_from_cache
 from tests.compare.test_engine_scheduling import npu_sides
 
 MIB = 1 << 20
@@ -24,15 +25,6 @@ MIB = 1 << 20
 def _write(path: Path, mib: int) -> Path:
     path.write_bytes(np.random.default_rng(mib).bytes(mib * MIB))
     return path
-
-
-def _drop(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
 
 
 def _cached(path: Path, offset: int) -> bool:
@@ -53,7 +45,7 @@ def _counted(ahead: _core.ReadAhead) -> int:
 
 def test_a_cold_file_is_read_into_the_page_cache(tmp_path: Path) -> None:
     big = _write(tmp_path / "big", 16)
-    _drop(big)
+    drop_from_cache([big])
     if _cached(big, 8 * MIB):
         pytest.skip(f"{tmp_path}: this file system keeps files cached (tmpfs?); nothing is cold here")
     ahead = _core.ReadAhead([str(big)], [0])
@@ -112,8 +104,7 @@ def test_stopping_is_prompt_and_idempotent(tmp_path: Path) -> None:
 def test_a_comparison_of_cold_dumps_gives_the_rows_of_a_warm_one(tmp_path: Path) -> None:
     my, golden = npu_sides(tmp_path, ops=6, elements=1 << 20)  # 2 to 4 MiB dumps: mapped, read ahead
     warm = opdiff.compare(my, golden)
-    for path in list(my.iterdir()) + list(golden.iterdir()):
-        _drop(path)
+    drop_from_cache(list(my.iterdir()) + list(golden.iterdir()))
     cold = opdiff.compare(my, golden)
     assert [(row.tensor, row.metrics, row.reasons) for row in cold.rows] == [(row.tensor, row.metrics, row.reasons) for row in warm.rows]
     assert any(row.metrics is not None for row in cold.rows)
