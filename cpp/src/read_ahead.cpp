@@ -10,6 +10,8 @@
 #include <memory>
 #include <unordered_set>
 
+#include "opdiff/file_bytes.hpp"
+
 namespace opdiff {
 namespace {
 
@@ -148,7 +150,7 @@ uint64_t ReadAhead::read_file(size_t k, std::byte* scratch) {
   struct stat info {};  // stat first: most dumps of a network are small, and need no descriptor
   if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
   const auto size = static_cast<uint64_t>(info.st_size);
-  if (size <= kReadAheadMinFileBytes || !cache_visible(path, info)) return 0;
+  if (size <= kReadWholeFileBytes || !cache_visible(path, info)) return 0;
   OpenFile file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) return 0;
   ::posix_fadvise(file.fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // a larger read-ahead window for our reads

@@ -23,10 +23,10 @@
 
 namespace opdiff {
 
-// Files up to this size are read whole when they are opened (FileBytes), which reads ahead anyway.
-inline constexpr uint64_t kReadAheadMinFileBytes = 1 << 20;
 inline constexpr uint64_t kReadAheadDefaultWindowBytes = 256ull << 20;
 
+// Files up to kReadWholeFileBytes are passed over: FileBytes reads them whole when it opens them,
+// in one read that the kernel's own read-ahead serves, so only mapped files wait on page faults.
 class ReadAhead {
  public:
   // `paths` in the order the comparison reaches them; `stops[k]` is the first path of position k
