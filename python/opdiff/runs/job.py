@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Union
 
+from opdiff.fileio.interrupts import interrupts_deferred
 from opdiff.graph import FusionMap
 from opdiff.match.id_selection import ids_for_rule, parse_ids
 from opdiff.match.mapping_csv import write_mapping_rows
@@ -113,21 +114,26 @@ def compare_runs(
     rule_of = {task.key: task.fusion_rule for task in tasks}
     lost = False
 
-    def on_outcome(outcome: RunOutcome) -> None:
+    def record(outcome: RunOutcome) -> RunEntry:
+        """Write the run's files and enter them in the summary: both or, after a Ctrl-C before
+        the block, neither (the interrupt waits for the block's end)."""
         nonlocal lost
         if outcome.mapping is not None:
             mapping = write_mapping_rows(outcome.mapping, out_folder / run_mapping_file_name(outcome.key.label, ts))
-            entry = builder.add_mapping(outcome.key, mapping, outcome.location)
-        elif outcome.report is None:
+            return builder.add_mapping(outcome.key, mapping, outcome.location)
+        if outcome.report is None:
             lost = lost or outcome.lost
-            entry = builder.add_not_compared(outcome.key, outcome.reason or "not compared", location=outcome.location)
-        else:
-            csv = write_run_csv(outcome.report, out_folder / run_result_file_name(outcome.key.label, ts))
-            files: Dict[str, Path] = {}
-            if per_run is not None:
-                outcome.report.csv_path = csv
-                files = per_run(FinishedRun(outcome.key.label, ts, outcome.report, csv, rule_of.get(outcome.key)))
-            entry = builder.add_report(outcome.key, outcome.report, csv, outcome.location, files)
+            return builder.add_not_compared(outcome.key, outcome.reason or "not compared", location=outcome.location)
+        csv = write_run_csv(outcome.report, out_folder / run_result_file_name(outcome.key.label, ts))
+        files: Dict[str, Path] = {}
+        if per_run is not None:
+            outcome.report.csv_path = csv
+            files = per_run(FinishedRun(outcome.key.label, ts, outcome.report, csv, rule_of.get(outcome.key)))
+        return builder.add_report(outcome.key, outcome.report, csv, outcome.location, files)
+
+    def on_outcome(outcome: RunOutcome) -> None:
+        with interrupts_deferred():
+            entry = record(outcome)
         if on_run is not None:
             on_run(entry)
 
