@@ -40,16 +40,23 @@ FileBytes::FileBytes(const std::string& path) : path_(path) {
     map(file.fd);
 }
 
-void FileBytes::read_whole(int fd) {
-  buffer_ = ReadBuffer(size_);
+int64_t read_at(int fd, std::byte* out, uint64_t length, uint64_t offset) {
   uint64_t done = 0;
-  while (done < size_) {
-    const ssize_t got = ::pread(fd, buffer_.data() + done, size_ - done, static_cast<off_t>(done));
+  while (done < length) {
+    const ssize_t got = ::pread(fd, out + done, length - done, static_cast<off_t>(offset + done));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) throw DumpFormatError(path_, std::string("cannot read: ") + std::strerror(errno));
-    if (got == 0) throw DumpFormatError(path_, kFileShrankProblem);
+    if (got < 0) return -1;
+    if (got == 0) break;  // the end of the file
     done += static_cast<uint64_t>(got);
   }
+  return static_cast<int64_t>(done);
+}
+
+void FileBytes::read_whole(int fd) {
+  buffer_ = ReadBuffer(size_);
+  const int64_t got = read_at(fd, buffer_.data(), size_, 0);
+  if (got < 0) throw DumpFormatError(path_, std::string("cannot read: ") + std::strerror(errno));
+  if (static_cast<uint64_t>(got) < size_) throw DumpFormatError(path_, kFileShrankProblem);
   address_ = buffer_.data();
 }
 

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <memory>
 #include <unordered_set>
 
@@ -58,17 +57,6 @@ struct ResidencyMap {
 // Whether mincore() shows this process the file's page cache (see the header).
 bool cache_visible(const std::string& path, const struct stat& info) {
   return info.st_uid == ::geteuid() || ::access(path.c_str(), W_OK) == 0;
-}
-
-bool read_fully(int fd, std::byte* buffer, uint64_t offset, uint64_t length) {
-  uint64_t done = 0;
-  while (done < length) {
-    const ssize_t got = ::pread(fd, buffer, length - done, static_cast<off_t>(offset + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    done += static_cast<uint64_t>(got);
-  }
-  return true;
 }
 
 }  // namespace
@@ -163,7 +151,7 @@ uint64_t ReadAhead::read_file(size_t k, std::byte* scratch) {
       bytes_resident_ += length;
       continue;
     }
-    if (!read_fully(file.fd, scratch, offset, length)) break;  // the file shrank: its open will say so
+    if (read_at(file.fd, scratch, length, offset) != static_cast<int64_t>(length)) break;  // its open will say why
     std::lock_guard<std::mutex> lock(mutex_);
     bytes_read_ += length;
   }

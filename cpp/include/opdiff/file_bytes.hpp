@@ -11,6 +11,8 @@
 // (engine/tensor_engine.py) hold at most 1 MiB each.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -21,6 +23,10 @@
 namespace opdiff {
 
 inline constexpr uint64_t kReadWholeFileBytes = 1 << 20;
+
+// Reads `length` bytes at `offset` of `fd` into `out`, retrying interrupted and short reads. Returns
+// how many it read (fewer only at the end of the file), or -1 with errno set when a read fails.
+int64_t read_at(int fd, std::byte* out, uint64_t length, uint64_t offset);
 
 class FileBytes {
  public:
