@@ -14,6 +14,7 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -151,12 +152,13 @@ def _get(url: str) -> Tuple[int, bytes]:
 
 
 @contextmanager
-def _serving(*args: str) -> Iterator[Tuple[str, subprocess.Popen[str]]]:
-    """`opdiff view ARGS --no-browser` on a free port of 127.0.0.1, until it answers; stopped with Ctrl-C."""
+def _serving(*args: str, **env: str) -> Iterator[Tuple[str, subprocess.Popen[str]]]:
+    """`opdiff view ARGS --no-browser` on a free port of 127.0.0.1, until it answers; stopped with Ctrl-C.
+    `env`: variables the child gets beside this process's."""
     port = _free_port()
     child = subprocess.Popen([sys.executable, "-m", "opdiff", "view", *args, "--port", str(port), "--no-browser"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             env={**os.environ, **child_env(PYTHONUNBUFFERED="1")})
+                             env={**os.environ, **child_env(PYTHONUNBUFFERED="1", **env)})
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START_S
@@ -198,6 +200,48 @@ def test_view_answers_on_127_0_0_1_with_the_node_data(case: Dict[str, Path], vie
     output = child.communicate(timeout=60)[0]
     assert f"{base}/?data=" in output  # the URL, with the graph and node data it loads
     assert "opdiff_adapter" in urllib.parse.unquote(output)
+
+
+@pytest.fixture
+def silent_proxy() -> Iterator[str]:
+    """An HTTPS proxy on 127.0.0.1 that takes connections and never answers: an address that hangs,
+    as PyPI does behind a firewall that drops or a proxy that stalls."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: List[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        for connection in held:
+            connection.close()
+
+
+def test_ctrl_c_stops_view_at_once_while_model_explorers_version_check_hangs(case: Dict[str, Path], silent_proxy: str) -> None:
+    # Model Explorer asks PyPI for its newest version, with no time-out, in a thread the exit waits for
+    with _serving(str(case["out"]), HTTPS_PROXY=silent_proxy, https_proxy=silent_proxy) as (_, child):
+        child.send_signal(signal.SIGINT)
+        output = child.communicate(timeout=60)[0]  # before: never, the exit waited on the stalled request
+        assert child.returncode == 0, output
+        assert "opdiff view: stopped (Ctrl+C)" in output
+
+
+def test_view_on_a_port_in_use_says_so_and_exits_1(case: Dict[str, Path], tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        done = _opdiff("view", str(case["out"]), "--port", str(taken.getsockname()[1]), "--no-browser", cwd=tmp_path)
+    assert done.returncode == 1 and "already in use" in done.stdout
 
 
 def test_view_warns_for_another_host_and_hints_without_the_extra(case: Dict[str, Path], tmp_path: Path) -> None:

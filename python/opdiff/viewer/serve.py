@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from opdiff.report.model_explorer.node_data import NODE_DATA_SUFFIX, SIDECAR_SUFFIX
 from opdiff.viewer import ADAPTER_ID, EXTENSION_MODULE
@@ -77,7 +78,8 @@ def is_loopback(host: str) -> bool:
 
 def serve(model: Path, node_data: Sequence[Path], *, host: str, port: int, open_browser: bool) -> None:
     """Start Model Explorer with `model` and `node_data` loaded, until Ctrl-C (Model Explorer prints the
-    URL once it answers). An .onnx model goes to model-explorer-onnx, anything else to opdiff's adapter."""
+    URL once it answers). An .onnx model goes to model-explorer-onnx, anything else to opdiff's adapter.
+    Model Explorer runs in a thread of its own, see `_serve_until_interrupted`."""
     import model_explorer
     from model_explorer import server
 
@@ -91,4 +93,31 @@ def serve(model: Path, node_data: Sequence[Path], *, host: str, port: int, open_
     for path in node_data:
         # handed over as text, so the server serves it as its own (load_node_data), not by path
         config.add_node_data(name=node_data_name(path), node_data=path.read_text(encoding="utf-8"))
-    server.start(host=host, port=port, config=config, no_open_in_browser=not open_browser, extensions=extensions)
+    _serve_until_interrupted(lambda: server.start(host=host, port=port, config=config,
+                                                  no_open_in_browser=not open_browser, extensions=extensions))
+
+
+def _serve_until_interrupted(start: Callable[[], None]) -> None:
+    """Run Model Explorer's `start` in a daemon thread, so every thread it makes is a daemon too, and
+    wait here for Ctrl-C. On the main thread, its start-up loop (a bare ``except`` around its health
+    check) swallows a Ctrl-C, and its PyPI version check (a thread with no time-out) holds the exit
+    for minutes where that address hangs (a proxy, a firewall that drops). Lost: its clean-up of
+    models uploaded through the page, whose temporary folders stay (docs/model-explorer.md)."""
+    ended: List[BaseException] = []
+
+    def run() -> None:
+        try:
+            start()
+        except BaseException as error:  # SystemExit too: a port in use ends start() with sys.exit(1)
+            ended.append(error)
+
+    thread = threading.Thread(target=run, name="model-explorer", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.5)
+    except KeyboardInterrupt:
+        print("opdiff view: stopped (Ctrl+C)", flush=True)
+        return
+    if ended:
+        raise ended[0]
