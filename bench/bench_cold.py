@@ -101,6 +101,7 @@ def main() -> int:
 
     console = Console(width=160)
     tool = None if args.no_reference else ReferenceTool.locate(args.reference_venv)
+    args.workdir.mkdir(parents=True, exist_ok=True)  # a --workdir that does not exist yet is made
     root = Path(tempfile.mkdtemp(prefix="opdiff-cold-", dir=args.workdir))
     wanted = set(args.only.split(","))
     cases: List[tuple[DataSet, List[ColdRun]]] = []

@@ -139,6 +139,7 @@ def main() -> int:
 
     console = Console(width=180)
     tool = None if args.no_reference else ReferenceTool.locate(args.reference_venv)
+    args.workdir.mkdir(parents=True, exist_ok=True)  # a --workdir that does not exist yet is made
     root = Path(tempfile.mkdtemp(prefix="opdiff-bench-", dir=args.workdir))
     wanted = set(args.only.split(","))
     outcomes: List[Outcome] = []

@@ -211,6 +211,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args(list(argv))
+    args.workdir.mkdir(parents=True, exist_ok=True)  # a --workdir that does not exist yet is made
     base = Path(tempfile.mkdtemp(prefix="opdiff-many-runs-", dir=args.workdir))
     try:
         ok = True
