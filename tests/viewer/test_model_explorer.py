@@ -236,6 +236,16 @@ def test_ctrl_c_stops_view_at_once_while_model_explorers_version_check_hangs(cas
         assert "opdiff view: stopped (Ctrl+C)" in output
 
 
+def test_ctrl_c_during_model_explorers_start_up_stops_view(case: Dict[str, Path], silent_proxy: str) -> None:
+    # Model Explorer's start-up asks its own server for "/" until it answers, in a loop whose bare
+    # except swallows a Ctrl-C; through a proxy that never answers it stays in that loop
+    with _serving(str(case["out"]), HTTP_PROXY=silent_proxy, http_proxy=silent_proxy, NO_PROXY="", no_proxy="") as (_, child):
+        child.send_signal(signal.SIGINT)
+        output = child.communicate(timeout=60)[0]  # before: never
+        assert child.returncode == 0, output
+        assert "opdiff view: stopped (Ctrl+C)" in output and "Press Ctrl+C to stop" not in output
+
+
 def test_view_on_a_port_in_use_says_so_and_exits_1(case: Dict[str, Path], tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
