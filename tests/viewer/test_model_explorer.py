@@ -204,8 +204,8 @@ def test_view_answers_on_127_0_0_1_with_the_node_data(case: Dict[str, Path], vie
 
 @pytest.fixture
 def silent_proxy() -> Iterator[str]:
-    """An HTTPS proxy on 127.0.0.1 that takes connections and never answers: an address that hangs,
-    as PyPI does behind a firewall that drops or a proxy that stalls."""
+    """A proxy on 127.0.0.1 that takes connections and never answers: an address that hangs, as PyPI
+    does behind a firewall that drops or a proxy that stalls."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
@@ -229,7 +229,8 @@ def silent_proxy() -> Iterator[str]:
 
 def test_ctrl_c_stops_view_at_once_while_model_explorers_version_check_hangs(case: Dict[str, Path], silent_proxy: str) -> None:
     # Model Explorer asks PyPI for its newest version, with no time-out, in a thread the exit waits for
-    with _serving(str(case["out"]), HTTPS_PROXY=silent_proxy, https_proxy=silent_proxy) as (_, child):
+    with _serving(str(case["out"]), HTTPS_PROXY=silent_proxy, https_proxy=silent_proxy, NO_PROXY="",
+                  no_proxy="") as (_, child):
         child.send_signal(signal.SIGINT)
         output = child.communicate(timeout=60)[0]  # before: never, the exit waited on the stalled request
         assert child.returncode == 0, output
