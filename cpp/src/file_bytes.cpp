@@ -10,21 +10,12 @@
 #include <cstring>
 
 #include "opdiff/dump_error.hpp"
+#include "opdiff/file_descriptor.hpp"
 
 namespace opdiff {
-namespace {
-
-// Closes the descriptor on every path out of the constructor; a mapping outlives it.
-struct FileDescriptor {
-  int fd;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-}  // namespace
 
 FileBytes::FileBytes(const std::string& path) : path_(path) {
+  // Closed on every path out of the constructor; a mapping outlives it.
   FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) throw DumpFormatError(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat info {};

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "opdiff/file_bytes.hpp"
+#include "opdiff/file_descriptor.hpp"
 
 namespace opdiff {
 namespace {
@@ -17,13 +18,6 @@ namespace {
 // One read: large enough that the disk streams (cat reads 128 KiB at a time and the kernel's own
 // read-ahead grows past that), small enough that stopping waits little.
 constexpr uint64_t kChunkBytes = 4ull << 20;
-
-struct OpenFile {
-  int fd = -1;
-  ~OpenFile() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // A mapping used only to ask mincore() which pages are cached: never touched, so it maps nothing.
 struct ResidencyMap {
@@ -139,7 +133,7 @@ uint64_t ReadAhead::read_file(size_t k, std::byte* scratch) {
   if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return 0;
   const auto size = static_cast<uint64_t>(info.st_size);
   if (size <= kReadWholeFileBytes || !cache_visible(path, info)) return 0;
-  OpenFile file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) return 0;
   ::posix_fadvise(file.fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // a larger read-ahead window for our reads
   const ResidencyMap residency(file.fd, size);

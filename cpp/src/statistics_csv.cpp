@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "opdiff/file_descriptor.hpp"
 #include "opdiff/thread_pool.hpp"
 
 namespace opdiff {
@@ -86,22 +87,18 @@ bool parse_line(std::string_view line, StatisticsLine& out) {
 }
 
 std::optional<std::string> read_small_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  const FileDescriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) return std::nullopt;
   std::string text;
   char buffer[1 << 16];
   while (true) {
-    ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0) {
-      ::close(fd);
-      return std::nullopt;
-    }
+    ssize_t got = ::read(file.fd, buffer, sizeof buffer);
+    if (got < 0) return std::nullopt;
     if (got == 0) break;
     text.append(buffer, static_cast<size_t>(got));
     // A regular file reads short only at its end: no second call just to see 0 (most files are a few hundred bytes).
     if (static_cast<size_t>(got) < sizeof buffer) break;
   }
-  ::close(fd);
   return text;
 }
 
