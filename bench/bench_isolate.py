@@ -24,10 +24,10 @@ from rich.table import Table
 from side_by_side.isolation_cost import isolation_cost
 
 from opdiff.producers import DumpOptions, DumpResult, Precision, dump_onnx
-from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
-from opdiff.producers.onnx_support import OnnxModel
-from opdiff.producers.random_weights import randomize_weights
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model
+from opdiff.producers.onnx.random_weights import randomize_weights
+from opdiff.producers.onnx.support import OnnxModel
 
 TARGET_MS = 20.0
 

@@ -27,7 +27,7 @@ from rich.table import Table
 from side_by_side.isolation_cost import isolation_cost
 
 import opdiff
-from opdiff.producers.tf_support import require_tensorflow
+from opdiff.producers.tf.support import require_tensorflow
 from opdiff.testing.rule_json import Output, RuleOp, rule
 
 WIDTH = 64

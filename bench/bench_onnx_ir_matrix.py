@@ -9,7 +9,7 @@ onnxconverter-common 1.16 installed beside). Each run is a device run (Ascend du
 fusion rule) compared with `opdiff compare` against the golden run of the same model and form.
 
 fp16 converters, each on the graph that ran (the optimised one for fusion on):
-  opdiff     producers/fp16_model.py, as `dump-onnx --dtype fp16` runs it
+  opdiff     producers/onnx/fp16_model.py, as `dump-onnx --dtype fp16` runs it
   ort        onnxruntime.transformers.float16.convert_float_to_float16(keep_io_types=True)
   occ        onnxconverter_common.float16.convert_float_to_float16(keep_io_types=True)
 
@@ -75,8 +75,8 @@ def _converter(name: str) -> Callable[[object], object]:
 
 def _device_run(model: object, folder: Path, feeds: Dict, fusion: bool, precision: str, converter: str) -> object:
     from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx
-    from opdiff.producers.model_prep import prepare_model
-    from opdiff.producers.onnx_runner import Optimization, optimize_model
+    from opdiff.producers.onnx.model_prep import prepare_model
+    from opdiff.producers.onnx.runner import Optimization, optimize_model
 
     if precision == "fp32" or converter == "opdiff":
         options = DumpOptions(fusion=fusion, precision=Precision(precision), kind=OutputKind.DEVICE)
@@ -121,8 +121,8 @@ def worker(env: str, models: List[str], scratch: Path) -> Iterator[Case]:
     import onnxruntime
 
     from opdiff.producers import dump_onnx
-    from opdiff.producers.ir_forms import IrForm, light_model_in_form
     from opdiff.producers.model_inputs import input_specs, random_inputs
+    from tests.support.ir_forms import IrForm, light_model_in_form
 
     versions = {"env": env, "onnx": onnx.__version__, "onnxruntime": onnxruntime.__version__}
     for model_name in models:
@@ -202,7 +202,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     from rich.console import Console
 
-    from opdiff.producers.light_models import light_model_names
+    from opdiff.producers.onnx.light_models import light_model_names
 
     console = Console(stderr=True)
     models = args.models or ",".join(light_model_names())

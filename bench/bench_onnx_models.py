@@ -26,9 +26,9 @@ from rich.table import Table
 import opdiff
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.producers import DumpOptions, DumpResult, OutputKind, Precision, dump_onnx
-from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
-from opdiff.producers.random_weights import randomize_weights
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model
+from opdiff.producers.onnx.random_weights import randomize_weights
 
 
 @dataclass

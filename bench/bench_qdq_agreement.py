@@ -25,12 +25,12 @@ from rich.table import Table
 
 import opdiff
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx
-from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
-from opdiff.producers.qdq_coverage import Agreement, agreement, float_op_coverage
-from opdiff.producers.qdq_model import quantize_qdq
-from opdiff.producers.random_weights import randomize_weights
-from opdiff.producers.torch_style_model import torch_style_model
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model
+from opdiff.producers.onnx.random_weights import randomize_weights
+from opdiff.producers.qdq.model import quantize_qdq
+from tests.support.qdq_coverage import Agreement, agreement, float_op_coverage
+from tests.support.torch_style_model import torch_style_model
 
 TORCH_STYLE = "torch_style"
 

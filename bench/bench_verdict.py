@@ -23,11 +23,11 @@ from rich.table import Table
 
 import opdiff
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx
-from opdiff.producers.fault_injection import scale_weights
-from opdiff.producers.light_models import light_model_names, load_light_model
 from opdiff.producers.model_inputs import input_specs, random_inputs
-from opdiff.producers.qdq_model import quantize_qdq
-from opdiff.producers.random_weights import randomize_weights
+from opdiff.producers.onnx.fault_injection import scale_weights
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model
+from opdiff.producers.onnx.random_weights import randomize_weights
+from opdiff.producers.qdq.model import quantize_qdq
 from opdiff.results.tensor_report import Report
 
 

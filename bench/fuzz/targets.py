@@ -31,8 +31,8 @@ from opdiff.dumps import dump_data_pb2 as pb
 from opdiff.dumps.formats import DATA_TYPE_OF, LAYOUTS, format_number
 from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.graph import GraphFormatError
-from opdiff.graph.ge_text import parse_text
-from opdiff.graph.ge_text_form import TextForm, text_form_of
+from opdiff.graph.ge.text import parse_text
+from opdiff.graph.ge.text_form import TextForm, text_form_of
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.graph.proto import ge_onnx_pb2 as gx
 from opdiff.graph.read import read_graph_file

@@ -8,7 +8,7 @@ import pkgutil
 import pytest
 
 import opdiff
-from opdiff.producers.onnx_support import onnx_available
+from opdiff.producers.onnx.support import onnx_available
 
 MODULES = sorted(
     name for _, name, _ in pkgutil.walk_packages(opdiff.__path__, prefix="opdiff.") if not name.endswith("__main__")

@@ -9,7 +9,7 @@ import pytest
 import opdiff
 from opdiff.graph import GraphFormatError
 from opdiff.graph.atc_json import read_atc_json
-from opdiff.graph.om_reader import read_om
+from opdiff.graph.om.reader import read_om
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.testing.model_defs import model_def, op_def, simple_model_def
 from opdiff.testing.om_writer import (

@@ -13,7 +13,7 @@ import pytest
 
 import opdiff
 from opdiff.graph import GraphFormatError, write_atc_json
-from opdiff.graph.ge_text_scan import STRING_LIMIT, TextScanner
+from opdiff.graph.ge.text_scan import STRING_LIMIT, TextScanner
 from opdiff.graph.read import GraphKind, read_graph_file
 from opdiff.testing.ge_graph_dumps import STAGES, ge_onnx_text, ge_proto_text, training_model_def, write_ge_graph_dumps
 from opdiff.testing.graph_dumps import write_graph_dumps

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import opdiff
-from opdiff.graph.om2_package import MAX_EXPANSION, entry_limit
+from opdiff.graph.om.om2_package import MAX_EXPANSION, entry_limit
 from opdiff.testing.om_writer import write_om2
 from tests.support.own_peak import with_own_peak
 

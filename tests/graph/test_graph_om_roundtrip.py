@@ -11,8 +11,8 @@ import opdiff
 from opdiff.graph import OutputDesc, Relation, export_atc_json
 from opdiff.graph.atc_json import fusion_map_from_json
 from opdiff.graph.grouping import build_fusion_map
-from opdiff.graph.om_partitions import PartitionType
-from opdiff.graph.om_reader import read_om
+from opdiff.graph.om.partitions import PartitionType
+from opdiff.graph.om.reader import read_om
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.graph.provenance import make_op
 from opdiff.testing.attr_compressor import compress

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from opdiff.graph import GraphFormatError
-from opdiff.graph.om_partitions import PartitionType
-from opdiff.graph.om_reader import read_om
+from opdiff.graph.om.partitions import PartitionType
+from opdiff.graph.om.reader import read_om
 from opdiff.graph.read import read_graph_file
 from opdiff.testing.model_defs import model_def, op_def
 from opdiff.testing.om_writer import (

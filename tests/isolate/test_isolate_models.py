@@ -22,11 +22,11 @@ from opdiff.cli import main  # noqa: E402
 from opdiff.dumps.writer import Tensor, write_dump  # noqa: E402
 from opdiff.isolate.dump_paths import dump_paths  # noqa: E402
 from opdiff.producers import DumpOptions, Precision, dump_onnx  # noqa: E402
-from opdiff.producers.light_models import light_model_names  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
-from opdiff.producers.torch_style_model import torch_style_model  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names  # noqa: E402
 from opdiff.report.tensor.isolation_csv import ISOLATION_COLUMNS  # noqa: E402
 from opdiff.report.tensor.json_writer import load_schema  # noqa: E402
+from tests.support.torch_style_model import torch_style_model  # noqa: E402
 
 LIGHT = light_model_names()
 QUICK = ("squeezenet",)  # the others take 5-60 s each here (big dense layers, hundreds of ops)

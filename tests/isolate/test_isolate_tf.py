@@ -21,7 +21,7 @@ from opdiff.cli import main  # noqa: E402
 from opdiff.conventions.dump_names import device_file_name  # noqa: E402
 from opdiff.dumps.writer import Tensor, write_dump  # noqa: E402
 from opdiff.producers.file_names import FolderNames  # noqa: E402
-from opdiff.producers.tf_fetch import fetch_all_outputs  # noqa: E402
+from opdiff.producers.tf.fetch import fetch_all_outputs  # noqa: E402
 from opdiff.testing.rule_json import Output, RuleOp, rule  # noqa: E402
 
 TIMESTAMP = 1_700_000_000_000_000

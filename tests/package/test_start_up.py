@@ -16,7 +16,7 @@ import pytest
 from opdiff.testing.side_by_side_cases import fusion_case
 
 NOT_LOADED = ("numpy", "ml_dtypes", "google.protobuf", "opdiff.engine.statistics_engine", "opdiff.runs.job",
-              "rich.progress", "opdiff.graph.om_reader", "opdiff.dumps.writer")
+              "rich.progress", "opdiff.graph.om.reader", "opdiff.dumps.writer")
 
 _PROBE = """
 import json, sys
@@ -57,4 +57,4 @@ def test_the_probe_sees_what_an_om_needs(tmp_path: Path) -> None:
     model = write_om(str(tmp_path / "model.om"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
     code, loaded = loaded_by(["graph", str(model)], tmp_path)
     assert code == 0
-    assert {"google.protobuf", "opdiff.graph.om_reader"} <= set(loaded)
+    assert {"google.protobuf", "opdiff.graph.om.reader"} <= set(loaded)

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test 
 
 import opdiff  # noqa: E402
 from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
-from opdiff.producers.light_models import light_model_names  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names  # noqa: E402
 from tests.support.onnx_models import mlp_model  # noqa: E402
 
 

@@ -10,9 +10,9 @@ pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test 
 import opdiff  # noqa: E402
 from opdiff.advisor.tensor_advisor import advise  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
-from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
-from opdiff.producers.random_weights import randomize_weights  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model  # noqa: E402
+from opdiff.producers.onnx.random_weights import randomize_weights  # noqa: E402
 from opdiff.results.findings import FindingKind  # noqa: E402
 from opdiff.results.scenario import Scenario  # noqa: E402
 

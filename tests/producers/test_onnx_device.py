@@ -128,7 +128,7 @@ def test_kept_fp32_op_gets_casts_and_keeps_its_golden_name(tmp_path):
 
 
 def test_injected_fault_breaks_only_the_faulty_op(tmp_path):
-    from opdiff.producers.fault_injection import parse_fault
+    from opdiff.producers.onnx.fault_injection import parse_fault
 
     golden = dump_onnx(conv_bn_relu_model(), tmp_path / "g", {"x": X})
     faulty = dump_onnx(conv_bn_relu_model(), tmp_path / "f", {"x": X}, DumpOptions(precision=Precision.FP16, faults=(parse_fault("conv=3"),)))

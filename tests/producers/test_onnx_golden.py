@@ -11,7 +11,7 @@ from opdiff.conventions.dump_names import parse_golden_name  # noqa: E402
 from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import InputSpec, input_specs, load_inputs, random_inputs  # noqa: E402
-from opdiff.producers.model_prep import prepare_model  # noqa: E402
+from opdiff.producers.onnx.model_prep import prepare_model  # noqa: E402
 from tests.support.onnx_models import IR_VERSION, OPSET, conv_bn_relu_model, mlp_model, mlp_reference  # noqa: E402
 
 EXPECTED_KEYS = {

@@ -16,10 +16,11 @@ from opdiff.cli import main  # noqa: E402
 from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, Precision, dump_onnx  # noqa: E402
-from opdiff.producers.ir_forms import IrForm, light_model_in_form  # noqa: E402
-from opdiff.producers.light_models import light_model_names  # noqa: E402
+from opdiff.producers.file_names import file_safe_name  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
-from opdiff.producers.model_prep import file_safe_name, prepare_model  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names  # noqa: E402
+from opdiff.producers.onnx.model_prep import prepare_model  # noqa: E402
+from tests.support.ir_forms import IrForm, light_model_in_form  # noqa: E402
 
 MODELS = light_model_names()
 if not MODELS:
@@ -85,7 +86,7 @@ def test_every_run_kind_on_both_ir_forms(tmp_path, form, precision, fusion):
 
 
 def test_ir3_inputs_of_converted_weights_are_retyped():
-    from opdiff.producers.fp16_model import convert_to_fp16
+    from opdiff.producers.onnx.fp16_model import convert_to_fp16
 
     model = light_model_in_form("squeezenet", IrForm.IR3)
     half = convert_to_fp16(model).model

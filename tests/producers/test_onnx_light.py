@@ -12,9 +12,9 @@ import opdiff  # noqa: E402
 from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, Precision, dump_onnx  # noqa: E402
-from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
-from opdiff.producers.random_weights import WeightRole, randomize_weights  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model  # noqa: E402
+from opdiff.producers.onnx.random_weights import WeightRole, randomize_weights  # noqa: E402
 
 if "resnet50" not in light_model_names():
     pytest.skip("this onnx wheel ships no light_resnet50.onnx", allow_module_level=True)

@@ -13,9 +13,9 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 import opdiff  # noqa: E402
-from opdiff.producers.ir_forms import IrForm, light_model_in_form  # noqa: E402
-from opdiff.producers.light_models import light_model_names  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names  # noqa: E402
 from tests.support import paths  # noqa: E402
+from tests.support.ir_forms import IrForm, light_model_in_form  # noqa: E402
 
 pytestmark = [pytest.mark.onnx, pytest.mark.oldest_onnx]
 TOOL = paths.ROOT / "tools" / "onnx_env.py"

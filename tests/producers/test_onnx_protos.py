@@ -13,13 +13,13 @@ pytestmark = pytest.mark.onnx  # onnx's own modules: not a core-facing test (.ci
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from opdiff.producers.onnx_runner import hollow_copy  # noqa: E402
-from opdiff.producers.onnx_support import infer_shapes, numpy_dtype_of, onnx_protos, own_numpy_dtype  # noqa: E402
+from opdiff.producers.onnx.runner import hollow_copy  # noqa: E402
+from opdiff.producers.onnx.support import infer_shapes, numpy_dtype_of, onnx_protos, own_numpy_dtype  # noqa: E402
 
 # Run in a fresh interpreter: here, onnx is imported already.
 ALONE = """
 import sys
-from opdiff.producers.onnx_support import infer_shapes, onnx_protos
+from opdiff.producers.onnx.support import infer_shapes, onnx_protos
 protos = onnx_protos()
 assert not {"onnx", "onnx.helper", "ml_dtypes"} & set(sys.modules), sorted(sys.modules)
 model = protos.ModelProto(ir_version=8)

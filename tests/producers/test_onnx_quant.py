@@ -13,7 +13,7 @@ from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
-from opdiff.producers.qdq_model import EVERY_OP_TYPE, quantize_qdq  # noqa: E402
+from opdiff.producers.qdq.model import EVERY_OP_TYPE, quantize_qdq  # noqa: E402
 from tests.support.onnx_models import conv_bn_relu_model  # noqa: E402
 
 

@@ -16,10 +16,10 @@ from opdiff.cli import main  # noqa: E402
 from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.graph import quant_filter  # noqa: E402
-from opdiff.producers.light_models import light_model_names, load_light_model  # noqa: E402
-from opdiff.producers.qdq_coverage import agreement, float_op_coverage  # noqa: E402
-from opdiff.producers.random_weights import randomize_weights  # noqa: E402
-from opdiff.producers.torch_style_model import torch_style_model  # noqa: E402
+from opdiff.producers.onnx.light_models import light_model_names, load_light_model  # noqa: E402
+from opdiff.producers.onnx.random_weights import randomize_weights  # noqa: E402
+from tests.support.qdq_coverage import agreement, float_op_coverage  # noqa: E402
+from tests.support.torch_style_model import torch_style_model  # noqa: E402
 
 
 def dump_float_and_qdq(folder, model):
@@ -154,7 +154,7 @@ def test_float_op_tensors_leave_out_weights(torch_runs):
 
 
 def test_dump_onnx_notes_a_rule_the_quant_filter_would_misread(torch_runs, tmp_path):
-    from opdiff.producers.onnx_dump import quant_filter_notes
+    from opdiff.producers.onnx.dump import quant_filter_notes
 
     _, qdq = torch_runs
     assert quant_filter_notes(opdiff.read_graph(qdq / "fusion_rule.json")) == []

@@ -201,7 +201,7 @@ def test_bad_files_and_feeds(model, tmp_path, capsys):
 
 
 def test_the_main_suite_modules_do_not_import_tensorflow():
-    script = ("import sys, opdiff, opdiff.cli, opdiff.producers, opdiff.commands.dump_tf, opdiff.producers.tf_dump\n"
+    script = ("import sys, opdiff, opdiff.cli, opdiff.producers, opdiff.commands.dump_tf, opdiff.producers.tf.dump\n"
               "opdiff.cli.build_parser()\n"
               "sys.exit('tensorflow' in sys.modules)\n")
     assert subprocess.run([sys.executable, "-c", script], timeout=120).returncode == 0

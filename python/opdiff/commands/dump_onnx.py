@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         Precision,
         dump_onnx,
     )
-    from opdiff.producers.fault_injection import parse_fault
+    from opdiff.producers.onnx.fault_injection import parse_fault
 
     try:
         faults = tuple(parse_fault(text) for text in args.fault)
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     reference = None
     if args.qdq is not None:
         from opdiff.producers.model_inputs import input_specs, random_inputs
-        from opdiff.producers.qdq_model import quantize_qdq
+        from opdiff.producers.qdq.model import quantize_qdq
 
         if args.qdq < 1:
             return fail("--qdq needs at least one calibration batch", ExitCode.BAD_INPUT)
@@ -119,9 +119,9 @@ def _load(args: argparse.Namespace) -> Tuple[Any, str, Dict[str, Any], List[str]
 
     import onnx
 
-    from opdiff.producers.light_models import load_light_model
     from opdiff.producers.model_inputs import input_specs, load_inputs, parse_input_args
-    from opdiff.producers.random_weights import randomize_weights
+    from opdiff.producers.onnx.light_models import load_light_model
+    from opdiff.producers.onnx.random_weights import randomize_weights
 
     if args.model.startswith("light:"):
         name = args.model[len("light:"):]

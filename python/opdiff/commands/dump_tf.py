@@ -17,7 +17,7 @@ from opdiff.commands.exit_codes import ExitCode
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from opdiff.producers.tf_dump import TfDumpResult
+    from opdiff.producers.tf.dump import TfDumpResult
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -71,7 +71,7 @@ def _load(args: argparse.Namespace) -> Tuple[Any, Dict[str, Any], List[str]]:
 
     from opdiff.producers.input_shape import parse_input_shape
     from opdiff.producers.model_inputs import load_inputs, parse_input_args
-    from opdiff.producers.tf_graph import input_specs, read_graph_def
+    from opdiff.producers.tf.graph import input_specs, read_graph_def
 
     if not os.path.isfile(args.model):
         raise FileNotFoundError(f"{args.model}: no such file")

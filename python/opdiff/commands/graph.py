@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from opdiff.graph import FusionMap
     from opdiff.graph.model_facts import ModelFacts
-    from opdiff.graph.om_reader import OmModel
+    from opdiff.graph.om.reader import OmModel
     from opdiff.graph.read import GraphFile
 
 T = TypeVar("T")
@@ -135,7 +135,7 @@ def _print_summary(console: Console, graph: GraphFile, limit: int) -> None:
 def _add_om_rows(overview: Table, om: OmModel) -> None:
     from rich.markup import escape
 
-    from opdiff.graph.om_header import ModelType
+    from opdiff.graph.om.header import ModelType
 
     header = om.header
     model_num = "no model_num field" if header.model_num is None else f"model_num {header.model_num}"

@@ -16,12 +16,12 @@ from opdiff.graph.atc_json import fusion_map_from_json, load_atc_json, read_atc_
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.gc_pause import gc_paused
-from opdiff.graph.ge_text_form import TextForm, text_form_of
-from opdiff.graph.om_header import ZIP_MAGIC
+from opdiff.graph.ge.text_form import TextForm, text_form_of
+from opdiff.graph.om.header import ZIP_MAGIC
 
 if TYPE_CHECKING:
     from opdiff.graph.model_facts import ModelFacts
-    from opdiff.graph.om_reader import OmModel
+    from opdiff.graph.om.reader import OmModel
 
 PathLike = Union[str, "os.PathLike[str]"]
 _OM_MAGIC = b"IMOD"
@@ -92,15 +92,15 @@ def read_graph(path: PathLike) -> FusionMap:
     with gc_paused():
         if kind is GraphKind.OM:
             # The .om readers, and protobuf with them, load for an .om only: atc JSON starts without.
-            from opdiff.graph.om_reader import read_om_fusion_map
+            from opdiff.graph.om.reader import read_om_fusion_map
 
             return read_om_fusion_map(source)
         if kind is GraphKind.OM2:
-            from opdiff.graph.om2_package import read_om2  # zipfile and lzma, for a package only
+            from opdiff.graph.om.om2_package import read_om2  # zipfile and lzma, for a package only
 
             return read_om2(source)
         if kind in _TEXT_FORMS:
-            from opdiff.graph.ge_text import fusion_map_of_text_dump, read_text_dump  # protobuf, as for an .om
+            from opdiff.graph.ge.text import fusion_map_of_text_dump, read_text_dump  # protobuf, as for an .om
 
             return fusion_map_of_text_dump(read_text_dump(source, _TEXT_FORMS[kind]), source)
         return read_atc_json(source)
@@ -129,18 +129,18 @@ def read_graph_file(path: PathLike) -> GraphFile:
     """
     # The build facts and the OM2 reader serve `opdiff graph`: a comparison (read_graph) loads neither.
     from opdiff.graph.model_facts import model_facts, string_attrs_of_json, string_attrs_of_model_def
-    from opdiff.graph.om2_package import load_om2_json
+    from opdiff.graph.om.om2_package import load_om2_json
 
     source = os.fspath(path)
     kind = detect_graph_kind(source)
     with gc_paused():
         if kind is GraphKind.OM:
-            from opdiff.graph.om_reader import read_om
+            from opdiff.graph.om.reader import read_om
 
             om = read_om(source)
             return GraphFile(kind, om.fusion_map, om.facts, om)
         if kind in _TEXT_FORMS:
-            from opdiff.graph.ge_text import fusion_map_of_text_dump, read_text_dump
+            from opdiff.graph.ge.text import fusion_map_of_text_dump, read_text_dump
 
             dump = read_text_dump(source, _TEXT_FORMS[kind])
             facts = model_facts(string_attrs_of_model_def(dump.model_def))

@@ -12,7 +12,7 @@ from opdiff.isolate.decode import Dumped
 from opdiff.isolate.sessions import SessionCache
 from opdiff.isolate.source_model import SourceModel
 from opdiff.isolate.subgraph import Subgraph, extract_subgraph, subgraph_model
-from opdiff.producers.onnx_support import numpy_dtype_of, own_numpy_dtype, require_onnx
+from opdiff.producers.onnx.support import numpy_dtype_of, own_numpy_dtype, require_onnx
 
 
 class OnnxSource:

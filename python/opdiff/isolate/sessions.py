@@ -9,8 +9,8 @@ from typing import Any, Callable, Dict, Mapping, Sequence, Union
 import numpy as np
 
 from opdiff.isolate.subgraph import NotIsolated
-from opdiff.producers.onnx_runner import Optimization, session_options
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx.runner import Optimization, session_options
+from opdiff.producers.onnx.support import OnnxModel
 
 
 class SessionCache:

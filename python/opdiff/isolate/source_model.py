@@ -9,8 +9,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Dict, Iterable, Iterator, Optional, Tuple
 
-from opdiff.producers.model_prep import prepared_names
-from opdiff.producers.onnx_support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, infer_shapes, require_onnx, require_onnx_protos
+from opdiff.producers.onnx.model_prep import prepared_names
+from opdiff.producers.onnx.support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, infer_shapes, require_onnx, require_onnx_protos
 
 
 class IsolateInputError(ValueError):
@@ -120,7 +120,7 @@ def index_model(path: Path, model: OnnxModel) -> SourceModel:
 def _elem_types(model: OnnxModel) -> Dict[str, int]:
     """Element types of the graph's tensors from onnx's shape inference (over a copy without its
     large weights); tensors of ops it does not know stay out."""
-    from opdiff.producers.onnx_runner import hollow_copy
+    from opdiff.producers.onnx.runner import hollow_copy
 
     types: Dict[str, int] = {init.name: init.data_type for init in model.graph.initializer}
     try:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Dict, Sequence, Tuple
 
 from opdiff.isolate.source_model import SourceModel
-from opdiff.producers.onnx_support import OnnxModel, OnnxNode, OnnxTensor
+from opdiff.producers.onnx.support import OnnxModel, OnnxNode, OnnxTensor
 
 RANDOM_OPS = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"})
 CONTROL_FLOW_OPS = frozenset({"If", "Loop", "Scan", "SequenceMap"})

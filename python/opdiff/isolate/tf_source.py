@@ -13,10 +13,10 @@ import numpy as np
 from opdiff.isolate.decode import Dumped
 from opdiff.isolate.source_model import IsolateInputError
 from opdiff.isolate.subgraph import NotIsolated
-from opdiff.producers.tf_fetch import session_config
-from opdiff.producers.tf_graph import loop_interior, read_graph_def
-from opdiff.producers.tf_random import SEEDED_BY_ATTRIBUTES, SEEDED_BY_INPUTS
-from opdiff.producers.tf_support import MissingTensorFlowError, TfGraphDef, require_tensorflow
+from opdiff.producers.tf.fetch import session_config
+from opdiff.producers.tf.graph import loop_interior, read_graph_def
+from opdiff.producers.tf.random_ops import SEEDED_BY_ATTRIBUTES, SEEDED_BY_INPUTS
+from opdiff.producers.tf.support import MissingTensorFlowError, TfGraphDef, require_tensorflow
 
 CONTROL_FLOW_TYPES = frozenset({
     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",

@@ -12,21 +12,21 @@ The names are imported from their modules on first use (PEP 562), as in the `opd
 from opdiff._lazy_exports import lazy_exports
 
 _EXPORTS = {
-    "DeviceLayout": "opdiff.producers.device_dump",
-    "DumpOptions": "opdiff.producers.onnx_dump",
-    "DumpResult": "opdiff.producers.onnx_dump",
-    "OutputKind": "opdiff.producers.onnx_dump",
-    "Precision": "opdiff.producers.onnx_dump",
-    "dump_onnx": "opdiff.producers.onnx_dump",
-    "Optimization": "opdiff.producers.onnx_runner",
-    "MissingOnnxError": "opdiff.producers.onnx_support",
-    "onnx_available": "opdiff.producers.onnx_support",
-    "require_onnx": "opdiff.producers.onnx_support",
-    "TfDumpOptions": "opdiff.producers.tf_dump",
-    "TfDumpResult": "opdiff.producers.tf_dump",
-    "dump_tf": "opdiff.producers.tf_dump",
-    "MissingTensorFlowError": "opdiff.producers.tf_support",
-    "require_tensorflow": "opdiff.producers.tf_support",
+    "DeviceLayout": "opdiff.producers.onnx.device_dump",
+    "DumpOptions": "opdiff.producers.onnx.dump",
+    "DumpResult": "opdiff.producers.onnx.dump",
+    "OutputKind": "opdiff.producers.onnx.dump",
+    "Precision": "opdiff.producers.onnx.dump",
+    "dump_onnx": "opdiff.producers.onnx.dump",
+    "Optimization": "opdiff.producers.onnx.runner",
+    "MissingOnnxError": "opdiff.producers.onnx.support",
+    "onnx_available": "opdiff.producers.onnx.support",
+    "require_onnx": "opdiff.producers.onnx.support",
+    "TfDumpOptions": "opdiff.producers.tf.dump",
+    "TfDumpResult": "opdiff.producers.tf.dump",
+    "dump_tf": "opdiff.producers.tf.dump",
+    "MissingTensorFlowError": "opdiff.producers.tf.support",
+    "require_tensorflow": "opdiff.producers.tf.support",
 }
 
 # The public names are the table's keys (__init__.pyi imports each one for type checkers;

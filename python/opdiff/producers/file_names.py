@@ -8,12 +8,26 @@ name recorded in the folder's ``mapping.csv``, which discovery reads back.
 from __future__ import annotations
 
 import csv
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Tuple
 
 from opdiff.fileio.atomic import replacing
+
+# Characters a dump or golden file name keeps (escape_op_name turns . / \ and space into _).
+_UNSAFE = re.compile(r"[^A-Za-z0-9_./\\ -]")
+
+
+def file_safe_name(name: str) -> str:
+    """`name` with every character a dump file name cannot hold replaced by ``_``.
+
+    >>> file_safe_name("onnx::Conv_12"), file_safe_name("layer1/conv.0")
+    ('onnx__Conv_12', 'layer1/conv.0')
+    """
+    return _UNSAFE.sub("_", name)
+
 
 MAX_FILE_NAME = 255
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Tuple
+from typing import List, Mapping, Tuple
 
 import numpy as np
 
 from opdiff.conventions.dump_names import golden_file_name
 from opdiff.dumps.writer import save_npy
 from opdiff.producers.file_names import FolderNames
-from opdiff.producers.onnx_support import OnnxModel
 
 
 @dataclass(frozen=True)
@@ -26,17 +25,6 @@ class TensorOrigin:
 
     op: str
     index: int
-
-
-def tensor_origins(model: OnnxModel, input_names: Mapping[str, str]) -> Dict[str, TensorOrigin]:
-    """Tensor name -> its producing op and output position, for every node output and real input
-    of a prepared model (`input_names`: graph input -> its Data op name)."""
-    origins = {tensor: TensorOrigin(op, 0) for tensor, op in input_names.items()}
-    for node in model.graph.node:
-        for position, tensor in enumerate(node.output):
-            if tensor:
-                origins[tensor] = TensorOrigin(node.name, position)
-    return origins
 
 
 @dataclass(frozen=True)

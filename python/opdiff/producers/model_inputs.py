@@ -8,7 +8,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx.support import OnnxModel
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import numpy as np
 
 from opdiff.dumps.writer import save_npy
 from opdiff.fileio.atomic import write_text
-from opdiff.producers.model_prep import file_safe_name
+from opdiff.producers.file_names import file_safe_name
 
 
 def input_file_name(input_name: str) -> str:

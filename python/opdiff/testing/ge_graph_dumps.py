@@ -7,7 +7,7 @@
   `..._desc_attr_{key}:K`, attributes sorted by name, bools as INT, empty lists left out, string
   attributes only when `with_strings` (DUMP_GE_GRAPH=1), sub-graphs as "subgraph" nodes.
 
-Written from the ModelDef field by field, independently of the reader (graph/ge_onnx.py).
+Written from the ModelDef field by field, independently of the reader (graph/ge/onnx_form.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Written independently of the reader: fields are placed at their documented offse
 `variant` picks one of the three header generations real ATC output has (`OmVariant`).
 
 >>> import os, tempfile
->>> from opdiff.graph.om_reader import read_om
+>>> from opdiff.graph.om.reader import read_om
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     path = write_om(os.path.join(folder, "m.om"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
 ...     read_om(path).fusion_map.groups[1].relation.value

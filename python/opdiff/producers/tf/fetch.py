@@ -16,8 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Uni
 
 import numpy as np
 
-from opdiff.producers.tf_graph import consumers, downstream, function_ops, loop_interior
-from opdiff.producers.tf_support import TfGraph, TfGraphDef, require_tensorflow
+from opdiff.producers.tf.graph import consumers, downstream, function_ops, loop_interior
+from opdiff.producers.tf.support import TfGraph, TfGraphDef, require_tensorflow
 
 _RETVAL_NODE = re.compile(r"\{\{node _retval_(.+?)_(\d+)_\d+\}\}")
 _FAILED_NODE = re.compile(r"\{\{node ([^}]+)\}\}")

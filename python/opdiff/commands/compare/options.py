@@ -1,5 +1,5 @@
 """Parsing what `opdiff compare` is given: the metrics (-alg), the op ids (-r, -s) and the verdict
-(--fail-under, --thresholds). One run (commands/compare.py) and many (commands/compare_runs.py)
+(--fail-under, --thresholds). One run (commands/compare/command.py) and many (commands/compare/runs.py)
 read the flags the same way."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def split_fail_under(texts: Sequence[str]) -> Tuple[List[str], List[str]]:
 @dataclass(frozen=True)
 class Limits:
     """What the flags ask of the verdict, parsed before anything is compared: which family's
-    limits apply is known only once the dumps are read (commands/compare_finish.py)."""
+    limits apply is known only once the dumps are read (commands/compare/finish.py)."""
 
     tensor: Optional[Verdict]  # --fail-under on tensor metrics, or --thresholds reference; None: the default
     tensor_texts: Sequence[str]  # the tensor limits as given, for messages

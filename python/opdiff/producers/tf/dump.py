@@ -22,14 +22,13 @@ import numpy as np
 
 from opdiff.conventions.dump_names import golden_file_name
 from opdiff.fileio.atomic import write_bytes
-from opdiff.producers.file_names import timestamp_now
+from opdiff.producers.file_names import file_safe_name, timestamp_now
 from opdiff.producers.golden_writer import TensorOrigin, write_golden
-from opdiff.producers.model_prep import file_safe_name
 from opdiff.producers.run_record import save_inputs, write_manifest
-from opdiff.producers.tf_fetch import NotFetched, fetch_all_outputs
-from opdiff.producers.tf_graph import read_graph_def
-from opdiff.producers.tf_random import RandomOp, seed_random_ops
-from opdiff.producers.tf_support import TfGraphDef, require_tensorflow
+from opdiff.producers.tf.fetch import NotFetched, fetch_all_outputs
+from opdiff.producers.tf.graph import read_graph_def
+from opdiff.producers.tf.random_ops import RandomOp, seed_random_ops
+from opdiff.producers.tf.support import TfGraphDef, require_tensorflow
 
 PathLike = Union[str, "os.PathLike[str]"]
 GOLDEN_FOLDER = "golden"

@@ -24,16 +24,16 @@ import numpy as np
 
 from opdiff.fileio.atomic import write_bytes
 from opdiff.graph import FusionMap
-from opdiff.producers.device_dump import DeviceLayout, write_device_dumps
-from opdiff.producers.fault_injection import scale_weights
-from opdiff.producers.file_names import timestamp_now
-from opdiff.producers.fp16_model import convert_to_fp16
-from opdiff.producers.fusion_rule import build_fusion_rule
-from opdiff.producers.golden_writer import TensorOrigin, tensor_origins, write_golden
-from opdiff.producers.lineage import Lineage, recover_lineage
-from opdiff.producers.model_prep import file_safe_name, prepare_model
-from opdiff.producers.onnx_runner import Optimization, optimize_model, run_exposing_all, tensor_types
-from opdiff.producers.onnx_support import OnnxModel, require_onnx
+from opdiff.producers.file_names import file_safe_name, timestamp_now
+from opdiff.producers.golden_writer import TensorOrigin, write_golden
+from opdiff.producers.onnx.device_dump import DeviceLayout, write_device_dumps
+from opdiff.producers.onnx.fault_injection import scale_weights
+from opdiff.producers.onnx.fp16_model import convert_to_fp16
+from opdiff.producers.onnx.fusion_rule import build_fusion_rule
+from opdiff.producers.onnx.lineage import Lineage, recover_lineage, tensor_origins
+from opdiff.producers.onnx.model_prep import prepare_model
+from opdiff.producers.onnx.runner import Optimization, optimize_model, run_exposing_all, tensor_types
+from opdiff.producers.onnx.support import OnnxModel, require_onnx
 from opdiff.producers.run_record import save_inputs, write_manifest
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx.support import OnnxModel
 
 
 def parse_fault(text: str) -> Tuple[str, float]:

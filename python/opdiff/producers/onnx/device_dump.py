@@ -18,8 +18,8 @@ import numpy as np
 from opdiff.conventions.dump_names import device_file_name
 from opdiff.dumps.writer import Tensor, write_dump
 from opdiff.producers.file_names import FolderNames
-from opdiff.producers.lineage import Lineage
-from opdiff.producers.onnx_support import OnnxModel, OnnxTensor
+from opdiff.producers.onnx.lineage import Lineage
+from opdiff.producers.onnx.support import OnnxModel, OnnxTensor
 
 STREAM_ID = 0
 

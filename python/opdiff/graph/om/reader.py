@@ -12,8 +12,8 @@ from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.graph.model_def import fusion_map_of_model_def, parse_model_def
 from opdiff.graph.model_facts import ModelFacts, model_facts, string_attrs_of_model_def
-from opdiff.graph.om_header import HEADER_SIZE, OmHeader, parse_header
-from opdiff.graph.om_partitions import PartitionType, SubModel, walk_submodels
+from opdiff.graph.om.header import HEADER_SIZE, OmHeader, parse_header
+from opdiff.graph.om.partitions import PartitionType, SubModel, walk_submodels
 from opdiff.graph.proto import ge_ir_pb2 as ge
 
 PathLike = Union[str, "os.PathLike[str]"]

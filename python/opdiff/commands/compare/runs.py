@@ -80,7 +80,7 @@ def run_many(args: argparse.Namespace) -> int:
 
 def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], Sequence[str]]:
     """The request, verdict and report formats of the command line; ValueError for what many runs refuse."""
-    from opdiff.commands.compare_options import check_common_flags, parse_algorithms, parse_verdict
+    from opdiff.commands.compare.options import check_common_flags, parse_algorithms, parse_verdict
     from opdiff.report.formats import parse_report_formats
     from opdiff.runs.job import RunsRequest
     from opdiff.runs.task import CompareOptions

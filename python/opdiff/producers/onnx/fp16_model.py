@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
-from opdiff.producers.onnx_support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor
+from opdiff.producers.onnx.support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor
 
 FP16_SUFFIX = "__fp16"
 FP32_SUFFIX = "__fp32"
@@ -54,7 +54,7 @@ def _allows_fp16(node: OnnxNode, index: int, opset: int, is_output: bool = False
 def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None) -> Fp16Model:
     """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32.
 
-    `types` (tensor -> ``"tensor(float)"`` etc., as :func:`opdiff.producers.onnx_runner.tensor_types`
+    `types` (tensor -> ``"tensor(float)"`` etc., as :func:`opdiff.producers.onnx.runner.tensor_types`
     gives) says which tensors are float; without it onnx's shape inference decides, which does not
     know ONNX Runtime's fused ops.
 

@@ -1,5 +1,5 @@
 """`opdiff compare` when a side holds statistics dumps: its limits, its verdict, its console report
-and its advisor (commands/compare_finish.py's entry for the statistics family)."""
+and its advisor (commands/compare/finish.py's entry for the statistics family)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, List, Optional
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from opdiff.commands.compare_options import Limits
+    from opdiff.commands.compare.options import Limits
     from opdiff.graph import FusionMap
     from opdiff.results.findings import Finding
     from opdiff.results.statistics_report import StatisticsReport

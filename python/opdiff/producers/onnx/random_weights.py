@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 from numpy.typing import NDArray
 
-from opdiff.producers.onnx_support import OnnxGraph, OnnxModel, OnnxNode
+from opdiff.producers.onnx.support import OnnxGraph, OnnxModel, OnnxNode
 
 _SHAPE_ONLY = ("Unsqueeze", "Squeeze", "Reshape", "Identity", "Flatten", "Transpose")
 

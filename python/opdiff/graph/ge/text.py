@@ -2,7 +2,7 @@
 
 Two forms (docs/reference/device-files.md §3): `ge_proto_*.txt`, the text of GE's ModelDef (`proto/ge_ir.proto`), and
 `ge_onnx_*.pbtxt`, the text of the ONNX ModelProto GE fills from the same graph (`proto/ge_onnx.proto`,
-turned into a ModelDef by `ge_onnx.model_def_of_onnx`). `ge_text_scan` cuts huge strings first and
+turned into a ModelDef by `onnx_form.model_def_of_onnx`). `text_scan` cuts huge strings first and
 hands the text over in segments; unknown field names are skipped, as the binary reader skips unknown
 fields (newer GE versions add fields).
 """
@@ -20,9 +20,9 @@ from google.protobuf.message import Message
 from opdiff.graph.attr_compression import dictionary_of
 from opdiff.graph.errors import GraphFormatError
 from opdiff.graph.fusion_map import FusionMap
-from opdiff.graph.ge_onnx import has_original_names, model_def_of_onnx
-from opdiff.graph.ge_text_form import TextForm
-from opdiff.graph.ge_text_scan import CONTAINER, CUT_FIELDS, STRING_LIMIT, CutStrings, Segment, TextScanner
+from opdiff.graph.ge.onnx_form import has_original_names, model_def_of_onnx
+from opdiff.graph.ge.text_form import TextForm
+from opdiff.graph.ge.text_scan import CONTAINER, CUT_FIELDS, STRING_LIMIT, CutStrings, Segment, TextScanner
 from opdiff.graph.model_def import fusion_map_of_model_def
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.graph.proto import ge_onnx_pb2 as gx

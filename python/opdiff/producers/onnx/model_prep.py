@@ -8,24 +8,12 @@ file name cannot hold become ``_``, and names that would collide once escaped ge
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Set, Tuple
 
 from opdiff.conventions.dump_names import escape_op_name
-from opdiff.producers.onnx_support import OnnxGraph, OnnxModel
-
-# Characters a dump or golden file name keeps (escape_op_name turns . / \ and space into _).
-_UNSAFE = re.compile(r"[^A-Za-z0-9_./\\ -]")
-
-
-def file_safe_name(name: str) -> str:
-    """`name` with every character a dump file name cannot hold replaced by ``_``.
-
-    >>> file_safe_name("onnx::Conv_12"), file_safe_name("layer1/conv.0")
-    ('onnx__Conv_12', 'layer1/conv.0')
-    """
-    return _UNSAFE.sub("_", name)
+from opdiff.producers.file_names import file_safe_name
+from opdiff.producers.onnx.support import OnnxGraph, OnnxModel
 
 
 @dataclass(frozen=True)

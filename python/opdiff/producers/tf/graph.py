@@ -11,7 +11,7 @@ from typing import Dict, List, Mapping, Set, Tuple, Union
 import numpy as np
 
 from opdiff.producers.model_inputs import InputSpec
-from opdiff.producers.tf_support import TfGraphDef, require_tensorflow
+from opdiff.producers.tf.support import TfGraphDef, require_tensorflow
 
 PathLike = Union[str, "os.PathLike[str]"]
 

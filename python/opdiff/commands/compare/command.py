@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from opdiff.commands.compare_options import check_common_flags, parse_algorithms, parse_ids, parse_limits
+from opdiff.commands.compare.options import check_common_flags, parse_algorithms, parse_ids, parse_limits
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -82,9 +82,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="show a progress bar (default: when the output is a terminal)")
-    from opdiff.commands.compare_runs import add_arguments
+    from opdiff.commands.compare.runs import add_arguments
 
-    add_arguments(parser)  # --scheduler and TLS: many runs (commands/compare_runs.py)
+    add_arguments(parser)  # --scheduler and TLS: many runs (commands/compare/runs.py)
     parser.set_defaults(run=run)
 
 
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
             print_error(f"{args.isolate}: --isolate compares every op: it does not combine with -op", errors)
             return ExitCode.BAD_INPUT
         return run_single_op(args)
-    from opdiff.commands.compare_runs import run_many, wants_many_runs
+    from opdiff.commands.compare.runs import run_many, wants_many_runs
 
     if wants_many_runs(args):  # a dump tree, a folder of rules or --scheduler
         if args.isolate is not None:
@@ -136,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
         quant_rule = read_graph(args.quant_fusion_rule_file) if args.quant_fusion_rule_file else None
         last_id = max((op.id for op in fusion_rule.ops), default=0) if fusion_rule else 0
         ids = parse_ids(args.range, args.select, last_id)
-        from opdiff.commands.compare_isolate import check_isolate_args
+        from opdiff.commands.compare.isolate import check_isolate_args
 
         source_model = check_isolate_args(args, fusion_rule)
         args.output.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -159,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
             all_occurrences=args.all_occurrences,
         )
         if source_model is not None and fusion_rule is not None:
-            from opdiff.commands.compare_isolate import run_isolation
+            from opdiff.commands.compare.isolate import run_isolation
             from opdiff.results.protocol import ResultFamily
 
             if report.family is not ResultFamily.TENSOR:
@@ -168,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT
-    from opdiff.commands.compare_finish import finish_compare
+    from opdiff.commands.compare.finish import finish_compare
 
     return finish_compare(report, args, formats, limits, fusion_rule)
 

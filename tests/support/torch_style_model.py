@@ -17,7 +17,7 @@ from typing import Any, List
 
 import numpy as np
 
-from opdiff.producers.onnx_support import OnnxModel, OnnxNode, OnnxTensor
+from opdiff.producers.onnx.support import OnnxModel, OnnxNode, OnnxTensor
 
 OPSET = 13
 INPUT = "input"

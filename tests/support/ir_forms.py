@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from opdiff.producers.light_models import load_light_model
-from opdiff.producers.onnx_support import OnnxModel
-from opdiff.producers.random_weights import randomize_weights
+from opdiff.producers.onnx.light_models import load_light_model
+from opdiff.producers.onnx.random_weights import randomize_weights
+from opdiff.producers.onnx.support import OnnxModel
 
 IR3 = 3
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional
 
-from opdiff.producers.tf_support import TfGraphDef
+from opdiff.producers.tf.support import TfGraphDef
 
 # Stateful random ops take their seed from the `seed` and `seed2` attributes; both 0 means "seed me
 # from the clock", which no two runs share. The stateless ones take a seed tensor: repeatable

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import List
 
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx.support import OnnxModel
 
 _PREFIX = "light_"
 

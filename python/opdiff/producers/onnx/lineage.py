@@ -26,10 +26,22 @@ from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from opdiff.producers.golden_writer import TensorOrigin
-from opdiff.producers.onnx_support import OnnxModel, OnnxNode
+from opdiff.producers.onnx.support import OnnxModel, OnnxNode
 
 PASS_THROUGH = ("Cast", "DequantizeLinear", "Identity")
 _VALUE_KEEPING = ("Cast", "Identity")  # ops whose input holds their output's values (up to rounding)
+
+
+
+def tensor_origins(model: OnnxModel, input_names: Mapping[str, str]) -> Dict[str, TensorOrigin]:
+    """Tensor name -> its producing op and output position, for every node output and real input
+    of a prepared model (`input_names`: graph input -> its Data op name)."""
+    origins = {tensor: TensorOrigin(op, 0) for tensor, op in input_names.items()}
+    for node in model.graph.node:
+        for position, tensor in enumerate(node.output):
+            if tensor:
+                origins[tensor] = TensorOrigin(node.name, position)
+    return origins
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,6 @@ def recover_lineage(original: OnnxModel, origins: Mapping[str, TensorOrigin], re
     ...                                                [helper.make_tensor_value_info("c", TensorProto.FLOAT, [2])]))
     >>> original = model([helper.make_node("Relu", ["a"], ["b"], name="relu"), helper.make_node("Neg", ["b"], ["c"], name="neg")])
     >>> fused = model([helper.make_node("ReluNeg", ["a"], ["c"], name="fused", domain="x")])
-    >>> from opdiff.producers.golden_writer import tensor_origins
     >>> lineage = recover_lineage(original, tensor_origins(original, {"a": "a"}), fused, {"a": "a"})
     >>> lineage.nodes["fused"].original_names, lineage.nodes["fused"].output_origins, lineage.mapped_share
     (('relu', 'neg'), (TensorOrigin(op='neg', index=0),), 1.0)

@@ -8,7 +8,7 @@ from enum import IntEnum
 from typing import List, Optional, Tuple
 
 from opdiff.graph.errors import GraphFormatError
-from opdiff.graph.om_header import HEADER_SIZE, ModelType, OmHeader, TableKind
+from opdiff.graph.om.header import HEADER_SIZE, ModelType, OmHeader, TableKind
 
 _WIDE_HEAD = struct.Struct("<I4x")  # num, then padding to the 8-byte aligned entries
 _WIDE_ENTRY = struct.Struct("<I4xQQ")  # type, mem_offset, mem_size

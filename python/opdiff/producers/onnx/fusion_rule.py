@@ -21,10 +21,10 @@ from opdiff.graph import FusionMap, OutputDesc
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
 from opdiff.graph.quant import QuantNameKind, quant_text_kind
+from opdiff.producers.file_names import file_safe_name
 from opdiff.producers.golden_writer import TensorOrigin
-from opdiff.producers.lineage import Lineage
-from opdiff.producers.model_prep import file_safe_name
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx.lineage import Lineage
+from opdiff.producers.onnx.support import OnnxModel
 
 
 def dtype_name(array: Optional[np.ndarray]) -> str:

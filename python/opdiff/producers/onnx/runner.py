@@ -18,8 +18,8 @@ from typing import Dict, List, Mapping, Optional, Set
 
 import numpy as np
 
-from opdiff.producers.model_prep import exposed_copy
-from opdiff.producers.onnx_support import OnnxModel, OrtOptimizationLevel, OrtSessionOptions
+from opdiff.producers.onnx.model_prep import exposed_copy
+from opdiff.producers.onnx.support import OnnxModel, OrtOptimizationLevel, OrtSessionOptions
 
 
 class Optimization(str, Enum):

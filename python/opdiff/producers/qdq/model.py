@@ -15,8 +15,8 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from opdiff.producers.model_prep import prepare_model
-from opdiff.producers.onnx_support import OnnxModel
+from opdiff.producers.onnx.model_prep import prepare_model
+from opdiff.producers.onnx.support import OnnxModel
 
 # The compute ops an Ascend quantized model runs in int8 (AMCT quantizes the layers with weights and
 # the average pools); everything else, Softmax among them, stays in float there. ONNX Runtime would
@@ -50,7 +50,7 @@ def quantize_qdq(model: OnnxModel, calibration: Sequence[Mapping[str, np.ndarray
     The model is first given dump-safe node names (:func:`prepare_model`, which leaves a prepared
     model unchanged), so that the quantized nodes carry the names the float model's golden run uses.
 
-    >>> from opdiff.producers.light_models import load_light_model  # doctest: +SKIP
+    >>> from opdiff.producers.onnx.light_models import load_light_model  # doctest: +SKIP
     """
     import onnx
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static

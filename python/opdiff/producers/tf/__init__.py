@@ -1,0 +1,1 @@
+"""The TensorFlow producer: golden runs of a frozen graph (opdiff dump-tf)."""
