@@ -38,6 +38,7 @@ from typing import Dict, List, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
 
+from opdiff.engine.options import CompareOptions
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.cluster import ClusterExecutor
 from opdiff.testing.dump_tree import DumpTree, Fault, write_dump_tree
@@ -93,7 +94,7 @@ def run_cluster(name: str, tree: DumpTree, base: Path, groups: Sequence[Sequence
     with local_cluster(base / name / "cluster", hosts) as cluster:
         with ClusterExecutor(cluster.address) as executor:
             start = time.perf_counter()
-            summary = compare_runs(RunsRequest(tree.root.name, "golden", tree.rule), out, executor=executor)
+            summary = compare_runs(RunsRequest(tree.root.name, "golden", CompareOptions(fusion_rule=tree.rule)), out, executor=executor)
             seconds = time.perf_counter() - start
             travelled = _traffic(executor)
     return Case(name, len(groups), seconds, len(summary.compared), travelled, _csvs(out) == _csvs(local))
@@ -129,7 +130,7 @@ def run_client(my: str, golden: str, rule: str, out: str, address: str) -> int:
     executor = ClusterExecutor(address) if address else None
     try:
         start = time.perf_counter()
-        summary = compare_runs(RunsRequest(my, golden, Path(rule)), out, executor=executor)
+        summary = compare_runs(RunsRequest(my, golden, CompareOptions(fusion_rule=Path(rule))), out, executor=executor)
         seconds = time.perf_counter() - start
     finally:
         if executor is not None:
@@ -176,7 +177,7 @@ def runs_table(args: argparse.Namespace, base: Path) -> bool:
     runs = args.devices * args.steps
     local_out = base / "local"
     start = time.perf_counter()
-    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule), local_out)
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), local_out)
     local = Case("local (core thread pool)", 0, time.perf_counter() - start, len(summary.compared), 0, True)
     half = args.devices // 2
     cases = [local,

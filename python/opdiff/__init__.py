@@ -23,7 +23,7 @@ _EXPORTS = {
     "Note": "opdiff.numerics.values",
     "SideStats": "opdiff.numerics.values",
     "metrics": "opdiff.numerics.core_adapter",
-    "simd_info": "opdiff.numerics.core_results",
+    "simd_info": "opdiff.numerics.core",
     "DumpFile": "opdiff.dumps.reader",
     "DumpFormatError": "opdiff.dumps.reader",
     "read_dump": "opdiff.dumps.reader",
@@ -32,6 +32,7 @@ _EXPORTS = {
     "Report": "opdiff.results.tensor_report",
     "RunsSummary": "opdiff.results.runs_summary",
     "compare": "opdiff.engine.comparison",
+    "CompareOptions": "opdiff.engine.options",
     "RunsRequest": "opdiff.runs.job",
     "compare_runs": "opdiff.runs.job",
 }

@@ -5,9 +5,10 @@ from opdiff.dumps.reader import DumpFormatError as DumpFormatError
 from opdiff.dumps.reader import read_dump as read_dump
 from opdiff.dumps.writer import write_dump as write_dump
 from opdiff.engine.comparison import compare as compare
+from opdiff.engine.options import CompareOptions as CompareOptions
 from opdiff.graph.read import read_graph as read_graph
+from opdiff.numerics.core import simd_info as simd_info
 from opdiff.numerics.core_adapter import metrics as metrics
-from opdiff.numerics.core_results import simd_info as simd_info
 from opdiff.numerics.dtypes import CORE_DTYPES as CORE_DTYPES
 from opdiff.numerics.dtypes import RawTensor as RawTensor
 from opdiff.numerics.schema import ALGORITHMS as ALGORITHMS

@@ -55,6 +55,6 @@ def test_cli_max_flag(conv_relu_case):  # noqa: F811
                         env=child_env(COLUMNS="160"))
     assert ok.returncode == 0, ok.stdout + ok.stderr  # the faulty channel lies past the first 100 elements
     bad = subprocess.run(base + ["-max", "-1"], capture_output=True, text=True, env=child_env(COLUMNS="160"))
-    assert bad.returncode == 2 and "-max wants a count >= 0" in bad.stderr
+    assert bad.returncode == 2 and "max_elements (-max) wants a count >= 0" in bad.stderr
     with pytest.raises(ValueError, match="max_elements"):
         opdiff.compare(conv_relu_case["npu"], conv_relu_case["golden"], fusion_rule=conv_relu_case["rule"], max_elements=-3)

@@ -17,6 +17,7 @@ import pytest
 
 import opdiff
 from opdiff.dumps import Tensor, write_dump
+from opdiff.engine.options import CompareOptions
 from opdiff.testing.difference_cases import DifferenceCase, decoded, group_case, layout_case
 from opdiff.testing.rule_json import Output, RuleOp, rule
 from tests.support.child_env import child_env
@@ -147,9 +148,9 @@ def test_a_quantized_dump_against_a_float_golden_without_q_is_refused(tmp_path):
 def test_the_single_op_detail_lays_the_dump_out_as_the_comparison_does(layouts):
     from opdiff.engine.single_op import single_op_detail
 
-    detail = single_op_detail(layouts.my, layouts.golden, "flatten/Reshape_trans", fusion_rule=layouts.rule)
+    detail = single_op_detail(layouts.my, layouts.golden, "flatten/Reshape_trans", options=CompareOptions(fusion_rule=layouts.rule))
     golden, device = decoded(layouts, "flatten/Reshape_trans:output:0")
     assert detail.shape == (4, 28, 28, 1) and detail.count == golden.size
     assert detail.max_absolute == pytest.approx(float(np.max(np.abs(device - golden))), rel=1e-6)
     with pytest.raises(ValueError, match=r"not one reshape of the other"):
-        single_op_detail(layouts.my, layouts.golden, "mm/MatMul", fusion_rule=layouts.rule)
+        single_op_detail(layouts.my, layouts.golden, "mm/MatMul", options=CompareOptions(fusion_rule=layouts.rule))

@@ -14,7 +14,8 @@ import opdiff
 from opdiff import _core
 from opdiff.dumps import DumpFormatError
 from opdiff.engine import tensor_engine as engine
-from opdiff.engine.tensor_engine import Engine, EngineOptions
+from opdiff.engine.options import CompareOptions
+from opdiff.engine.tensor_engine import Engine
 from opdiff.match.planning import plan
 from tests.compare.test_engine_scheduling import npu_sides
 
@@ -51,7 +52,7 @@ def test_an_unreadable_dump_is_a_row_that_says_why(tmp_path: Path, monkeypatch: 
     _, plans, _, _ = plan(mine, golden)
     victim.write_bytes(b"garbage after planning")
     monkeypatch.setattr(engine, "PLANS_PER_OPENING", 3)  # many openings, several in flight
-    rows = list(Engine(EngineOptions(threads=2)).rows(plans))
+    rows = list(Engine(CompareOptions(threads=2)).rows(plans))
     bad = [row for row in rows if row.reasons and str(victim) in row.reasons[0]]
     (plan_of_victim,) = [p for p in plans if p.my_path == str(victim)]
     assert len(bad) == 1 and bad[0].reasons[0].startswith(f"[{plan_of_victim.label}] {victim}: ")
@@ -62,18 +63,18 @@ def test_an_unreadable_dump_is_a_row_that_says_why(tmp_path: Path, monkeypatch: 
 def test_rows_do_not_depend_on_how_many_dumps_open_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mine, golden = npu_sides(tmp_path, ops=30, elements=1 << 11)
     _, plans, _, _ = plan(mine, golden)
-    expected = list(Engine(EngineOptions(threads=1)).rows(plans))
+    expected = list(Engine(CompareOptions(threads=1)).rows(plans))
     for per_opening, ahead in ((1, 1), (4, 2), (64, 3)):
         monkeypatch.setattr(engine, "PLANS_PER_OPENING", per_opening)
         monkeypatch.setattr(engine, "OPENINGS_AHEAD", ahead)
-        assert list(Engine(EngineOptions(threads=2)).rows(plans)) == expected
+        assert list(Engine(CompareOptions(threads=2)).rows(plans)) == expected
 
 
 def test_a_consumer_that_stops_early_cancels_the_openings_ahead(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mine, golden = npu_sides(tmp_path, ops=24, elements=1 << 10)
     monkeypatch.setattr(engine, "PLANS_PER_OPENING", 2)
     _, plans, _, _ = plan(mine, golden)
-    rows = Engine(EngineOptions(threads=2)).rows(plans)
+    rows = Engine(CompareOptions(threads=2)).rows(plans)
     first = next(rows)
     rows.close()  # the openings ahead are cancelled and drained here
     assert first.index == plans[0].index

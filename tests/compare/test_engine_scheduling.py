@@ -14,7 +14,8 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor
 from opdiff.engine import tensor_engine as engine
-from opdiff.engine.tensor_engine import Engine, EngineOptions
+from opdiff.engine.options import CompareOptions
+from opdiff.engine.tensor_engine import Engine
 from opdiff.match.planning import plan
 from opdiff.results.rows import CompareRow
 
@@ -41,7 +42,7 @@ def npu_sides(tmp_path: Path, ops: int, elements: int) -> Tuple[Path, Path]:
 
 def rows_at(mine: Path, golden: Path, threads: int) -> List[CompareRow]:
     _, plans, _, _ = plan(mine, golden)
-    return list(Engine(EngineOptions(threads=threads)).rows(plans))
+    return list(Engine(CompareOptions(threads=threads)).rows(plans))
 
 
 def test_rows_are_identical_at_1_2_and_7_threads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,7 +82,7 @@ def test_a_consumer_that_stops_early_cancels_the_started_batches(tmp_path: Path,
     monkeypatch.setattr(engine, "PAIRS_PER_BATCH", 2)
     _, plans, _, _ = plan(mine, golden)
     done: List[str] = []
-    rows = Engine(EngineOptions(threads=2)).rows(plans, on_plan_done=lambda p, _: done.append(p.op_name))
+    rows = Engine(CompareOptions(threads=2)).rows(plans, on_plan_done=lambda p, _: done.append(p.op_name))
     first = next(rows)
     rows.close()  # the next batch was started already: cancelled and drained here
     assert first.index == plans[0].index and done == [plans[0].op_name]

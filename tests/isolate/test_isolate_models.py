@@ -20,7 +20,6 @@ pytestmark = pytest.mark.onnx  # ONNX Runtime runs here: not a core-facing test 
 import opdiff  # noqa: E402
 from opdiff.cli import main  # noqa: E402
 from opdiff.dumps.writer import Tensor, write_dump  # noqa: E402
-from opdiff.isolate.dump_paths import dump_paths  # noqa: E402
 from opdiff.producers import DumpOptions, Precision, dump_onnx  # noqa: E402
 from opdiff.producers.model_inputs import input_specs, random_inputs  # noqa: E402
 from opdiff.producers.onnx.light_models import light_model_names  # noqa: E402
@@ -147,7 +146,7 @@ def test_a_dumped_weight_changed_by_the_dump_writer_is_a_weight_mismatch(tmp_pat
     rule = opdiff.read_graph(device.fusion_rule)
     op = rule.op("/stem/conv/Conv")
     assert [rule.producer(ref).type for ref in op.inputs][1] == "Const"
-    path = dump_paths(device.tensor_folder, golden.tensor_folder, rule)["/stem/conv/Conv"]
+    path = opdiff.compare(device.tensor_folder, golden.tensor_folder, fusion_rule=rule).my_files["/stem/conv/Conv"]
     dump = opdiff.read_dump(path)
     inputs = [t.to_numpy() for t in dump.inputs]
     inputs[1] = inputs[1].copy()
@@ -266,7 +265,7 @@ def test_ops_of_one_structure_share_one_session(tmp_path):
     device = dump_onnx(model, tmp_path / "d", feeds, DumpOptions(kind=OutputKind.DEVICE, precision=Precision.FP16), name="chain")
     rule = opdiff.read_graph(device.fusion_rule)
     report = opdiff.compare(device.tensor_folder, golden.tensor_folder, fusion_rule=rule)
-    run = isolate(report, rule, OnnxSource(load_source_model(golden.model_path)), dump_paths(device.tensor_folder, golden.tensor_folder, rule))
+    run = isolate(report, rule, OnnxSource(load_source_model(golden.model_path)))
     assert (run.ops, run.isolated_ops, run.sessions) == (40, 40, 4)  # one session per op type, whatever the weights
 
 

@@ -42,18 +42,20 @@ def test_bad_algorithm_and_tolerances_are_rejected() -> None:
         opdiff.metrics(np.zeros(3), np.zeros(3), rtol=-1)
 
 
-def test_the_allclose_defaults_are_the_cores_and_every_signature_takes_them() -> None:
+def test_the_allclose_defaults_are_the_cores_and_declared_once() -> None:
     from opdiff.dumps.compare import tensor_metrics
-    from opdiff.engine.tensor_engine import EngineOptions
-    from opdiff.runs.task import CompareOptions
+    from opdiff.engine.options import CompareOptions
 
     assert (_core.DEFAULT_RTOL, _core.DEFAULT_ATOL) == (1e-3, 1e-5)  # as docs/metrics.md says
     y = np.array([1.0, 1.0, 0.0, 0.0])
     x = np.array([1.0 + 0.9e-3 + 1e-5, 1.0 + 1.1e-3 + 1e-5, 0.9e-5, 1.1e-5])  # within, past, within, past
     assert opdiff.metrics(x, y).allclose_fraction == 0.5
-    for function in (opdiff.metrics, compute_metrics, opdiff.compare, tensor_metrics, EngineOptions, CompareOptions):
+    assert opdiff.metrics(x, y, rtol=_core.DEFAULT_RTOL, atol=_core.DEFAULT_ATOL).allclose_fraction == 0.5
+    options = inspect.signature(CompareOptions).parameters
+    assert (options["rtol"].default, options["atol"].default) == (_core.DEFAULT_RTOL, _core.DEFAULT_ATOL)
+    for function in (opdiff.metrics, compute_metrics, tensor_metrics):  # None: the defaults, from one place
         parameters = inspect.signature(function).parameters
-        assert (parameters["rtol"].default, parameters["atol"].default) == (_core.DEFAULT_RTOL, _core.DEFAULT_ATOL)
+        assert (parameters["rtol"].default, parameters["atol"].default) == (None, None)
 
 
 def test_kl_is_skipped_when_not_selected() -> None:

@@ -14,7 +14,8 @@ import pytest
 
 import opdiff
 from opdiff.cli import main
-from opdiff.engine.tensor_engine import Engine, EngineOptions
+from opdiff.engine.options import CompareOptions
+from opdiff.engine.tensor_engine import Engine
 from opdiff.match.planning import plan
 from tests.reliability.test_fault_injection import tmpfs, unwrapped
 
@@ -43,7 +44,7 @@ def test_files_cut_or_removed_after_indexing_become_rows_with_reasons(tmp_path: 
     os.truncate(golden_paths["op5"], 10)
     my_paths["op7"].unlink()
     golden_paths["op9"].unlink()
-    rows = {row.npu_dump: row for row in Engine(EngineOptions(threads=2)).rows(plans)}
+    rows = {row.npu_dump: row for row in Engine(CompareOptions(threads=2)).rows(plans)}
     assert len(rows) == OPS
     broken = {"op2": my_paths["op2"], "op5": golden_paths["op5"], "op7": my_paths["op7"], "op9": golden_paths["op9"]}
     for name, row in rows.items():

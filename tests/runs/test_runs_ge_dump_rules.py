@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import opdiff
+from opdiff.engine.options import CompareOptions
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.rules import read_rules, rule_files
@@ -41,9 +42,9 @@ def test_build_stage_wins_and_runs_compare_through_it(tree, tmp_path: Path) -> N
     files = [p.name for p in rule_files(rules)]
     assert files == [f"ge_proto_0000000{n}_{stage}.txt" for n, stage in ((0, "AfterInsertEventNodes"), (1, "FeGraphFusionAfter"), (7, "Build"))]
     assert read_rules(rules).for_model(tree.model).rule == rule
-    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), rules), tmp_path / "out")
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=rules)), tmp_path / "out")
     assert [run.status for run in summary.runs] == [RunStatus.COMPARED, RunStatus.COMPARED]
-    through_json = compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule), tmp_path / "json")
+    through_json = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), tmp_path / "json")
     assert [run.compared for run in summary.runs] == [run.compared for run in through_json.runs]
 
 
@@ -56,7 +57,7 @@ def test_a_graph_in_two_stages_without_build_is_an_error_listing_both(tree, tmp_
     assert choice.rule is None
     assert "ge_proto_00000000_AfterInsertEventNodes.txt (stage AfterInsertEventNodes)" in choice.reason
     assert "ge_proto_00000003_afterUBMatch.txt (stage afterUBMatch)" in choice.reason
-    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), rules), tmp_path / "out")
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=rules)), tmp_path / "out")
     assert {run.status for run in summary.runs} == {RunStatus.NOT_COMPARED}
     assert all("2 fusion rules" in run.reason for run in summary.runs)
 

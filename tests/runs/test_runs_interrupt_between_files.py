@@ -7,6 +7,7 @@ import signal
 from pathlib import Path
 from typing import Dict, List
 
+from opdiff.engine.options import CompareOptions
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.job import FinishedRun
@@ -25,7 +26,7 @@ def test_a_ctrl_c_after_a_runs_csv_is_written_still_enters_the_run(tmp_path: Pat
         signal.raise_signal(signal.SIGINT)  # a real SIGINT, as Ctrl-C sends
         return {}
 
-    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), fusion_rule=tree.rule), out,
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), out,
                            per_run=interrupt_after_the_csv)
     assert finished == ["0_demo_net_0"]  # the job stopped after the first run
     assert summary.complete is False

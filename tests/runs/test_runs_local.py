@@ -14,6 +14,7 @@ import pytest
 from opdiff.cli import main
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.conventions.dump_names import escape_op_name
+from opdiff.engine.options import CompareOptions
 from opdiff.report.runs.json_writer import load_schema
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
@@ -75,9 +76,9 @@ def test_fail_gives_exit_3_and_a_model_level_folder_means_every_run_below(tree, 
 
 
 def test_step_restricts_a_tree_and_a_model_id_folder_keeps_one_run(tree, tmp_path):
-    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule, step=1), tmp_path / "a")
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule, step=1)), tmp_path / "a")
     assert [run.label for run in summary.runs] == ["0_demo_net_1", "1_demo_net_1"]
-    one = compare_runs(RunsRequest(str(tree.root / "0" / "demo_net" / MODEL_ID), str(tree.golden), tree.rule), tmp_path / "b")
+    one = compare_runs(RunsRequest(str(tree.root / "0" / "demo_net" / MODEL_ID), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), tmp_path / "b")
     assert [run.label for run in one.runs] == ["0_demo_net_1"]  # the newest step, as one comparison takes it
 
 
@@ -105,7 +106,7 @@ def test_a_folder_of_rules_matches_models_and_a_model_without_one_is_a_line(tree
     other = tmp_path / "two"
     shutil.copytree(tree.root, other / tree.root.name)
     os.rename(other / tree.root.name / "1" / "demo_net", other / tree.root.name / "1" / "other_net")
-    summary = compare_runs(RunsRequest(str(other / tree.root.name), str(tree.golden), rules), tmp_path / "out")
+    summary = compare_runs(RunsRequest(str(other / tree.root.name), str(tree.golden), CompareOptions(fusion_rule=rules)), tmp_path / "out")
     by_label = {run.label: run for run in summary.runs}
     assert by_label["0_demo_net_0"].status is RunStatus.COMPARED
     assert by_label["1_other_net_1"].status is RunStatus.NOT_COMPARED
@@ -127,7 +128,7 @@ def test_ctrl_c_keeps_finished_csvs_whole_and_marks_the_summary_incomplete(tree,
         if len(heard) == 2:
             raise KeyboardInterrupt
 
-    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule), out, on_run=interrupt_after_two)
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), out, on_run=interrupt_after_two)
     assert not summary.complete and summary.end.value == "interrupted"
     assert [run.label for run in summary.missing] == ["1_demo_net_0", "1_demo_net_1"]
     saved = _summary(out)

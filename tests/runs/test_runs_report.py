@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from opdiff.engine.options import CompareOptions
 from opdiff.report.runs.html_writer import render_runs_html, write_runs_html
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.testing.dump_tree import Fault, write_dump_tree
@@ -16,7 +17,7 @@ from tests.support.chromium import dump_dom, find_chromium
 def summary(tmp_path_factory):
     folder = tmp_path_factory.mktemp("runs")
     tree = write_dump_tree(folder, devices=(0, 1), steps=(0, 1), fault=Fault(device=0, step=1))
-    return compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule), folder / "out")
+    return compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), folder / "out")
 
 
 def test_the_page_holds_no_markup_from_the_data(summary):

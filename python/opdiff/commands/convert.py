@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import List
 
+from opdiff.commands.args.output import add_output
+from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.dumps.conversion import ConvertOptions, convert, prepare_output, write_failed_list
@@ -33,13 +35,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("convert", help="convert dump files to .npy or .bin, optionally to a logical format",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-d", "--dump", required=True, metavar="FILE|DIR|F1,F2", help="a dump file, a directory of them, or a comma-separated list")
-    parser.add_argument("-out", "--output", required=True, metavar="DIR", help="output directory (created if missing)")
+    add_output(parser, "the converted files", required=True)
     parser.add_argument("-t", "--type", choices=("npy", "bin"), default="npy", help="output file type (default npy)")
     parser.add_argument("-f", "--format", metavar="FORMAT", help="lay tensors out in this logical format (NCHW, NHWC, ND, ...)")
     parser.add_argument("-s", "--shape", metavar="D0,D1,...", help="logical shape for -f (default: each tensor's original shape)")
     parser.add_argument("-o", "--output-index", type=int, metavar="I", help="with -f: convert only output I")
     parser.add_argument("-i", "--input-index", type=int, metavar="I", help="with -f: convert only input I")
-    parser.add_argument("-j", "--threads", type=int, default=0, help="files converted at once (default: every core)")
+    add_threads(parser, "files converted at once")
     parser.set_defaults(run=run)
 
 
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print_error(f"cannot write to {options.out_dir}: {error.strerror or error}", console)
         return ExitCode.BAD_INPUT
     start = time.perf_counter()
-    results = convert(files, options, args.threads)
+    results = convert(files, options, args.threads or 0)
     seconds = time.perf_counter() - start
     failed = [r for r in results if r.error or r.tensor_errors]
     for result in failed:

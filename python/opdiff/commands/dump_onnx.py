@@ -14,6 +14,8 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
+from opdiff.commands.args.output import add_output
+from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
 from opdiff.commands.exit_codes import ExitCode
 
@@ -28,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("dump-onnx", help="golden or device-style dumps of an ONNX model run with ONNX Runtime",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", metavar="MODEL", help="an .onnx file, or light:NAME for a light model of the onnx package")
-    parser.add_argument("-o", "-out", "--output", required=True, metavar="DIR", help="output folder (created if missing)")
+    add_output(parser, "the dumps, the model and the run record", required=True, short_o=True)
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one input (repeatable)")
     parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given (dynamic dims become 1)")
     parser.add_argument("--fusion", choices=("off", "on"), default="off", help="run ONNX Runtime's optimised graph (default off)")
@@ -45,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16")
     parser.add_argument("--fault", action="append", default=[], metavar="NODE[=SCALE]",
                         help="scale a quarter of NODE's weight channels (default x1.5): a known culprit (repeatable: several faults)")
-    parser.add_argument("--threads", type=int, default=0, help="ONNX Runtime intra-op threads (default: its own choice)")
+    add_threads(parser, "ONNX Runtime intra-op threads", default="its own choice")
     parser.set_defaults(run=run)
 
 
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         precision=Precision(args.dtype),
         kind=OutputKind(args.kind),
         layout=DeviceLayout(args.layout),
-        threads=args.threads,
+        threads=args.threads or 0,
         keep_fp32=tuple(t for t in args.keep_fp32.split(",") if t),
         faults=faults,
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
+from opdiff.commands.args.output import add_output
+from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
 from opdiff.commands.exit_codes import ExitCode
 
@@ -24,13 +26,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("dump-tf", help="golden dumps of a frozen TensorFlow graph run on the CPU",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", metavar="MODEL", help="a frozen GraphDef (.pb)")
-    parser.add_argument("-o", "-out", "--output", required=True, metavar="DIR", help="output folder (created if missing)")
+    add_output(parser, "the dumps and the run record", required=True, short_o=True)
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one Placeholder (repeatable)")
     parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given")
     parser.add_argument("--input-shape", default="", metavar="SHAPES",
                         help="unknown dims, written as ATC's --input_shape: 'name:1,224,224,3;name2:4' (default: unknown dims become 1)")
     parser.add_argument("--random-seed", type=int, default=0, metavar="SEED", help="seed of the graph's unseeded random ops (default 0)")
-    parser.add_argument("--threads", type=int, default=0, help="TensorFlow CPU threads (default: its own choice)")
+    add_threads(parser, "TensorFlow CPU threads", default="its own choice")
     parser.set_defaults(run=run)
 
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from opdiff.producers import TfDumpOptions, dump_tf
 
     try:
-        result = dump_tf(graph_def, args.output, feeds, TfDumpOptions(args.random_seed, args.threads), name=_stem(args.model))
+        result = dump_tf(graph_def, args.output, feeds, TfDumpOptions(args.random_seed, args.threads or 0), name=_stem(args.model))
     except Exception as error:  # RunFailedError, and TensorFlow's own types for graphs it cannot import or run
         return fail(f"the run failed: {error}", ExitCode.MODEL_RUN_FAILED)
     result.notes[:0] = notes

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from opdiff.commands.args.output import add_output
+from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -19,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("-m", "--my-file", required=True, type=Path, help="the compared .npy file")
     parser.add_argument("-g", "--golden-file", required=True, type=Path, help="the golden .npy file")
-    parser.add_argument("-out", "--output", type=Path, default=Path("."), help="folder for file_result_<ts>.txt (default: here)")
-    parser.add_argument("-j", "--threads", type=int, default=0, help="threads (default: every core)")
+    add_output(parser, "file_result_<ts>.txt")
+    add_threads(parser, "threads")
     parser.set_defaults(run=run)
 
 
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from opdiff.engine.file_compare import compare_files, write_file_result
 
     try:
-        result = compare_files(args.my_file, args.golden_file, threads=args.threads or None)
+        result = compare_files(args.my_file, args.golden_file, threads=args.threads)
         path = write_file_result(result, args.output)
     except (ValueError, OSError) as error:
         print_error(f"{error}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, List, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -21,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("paths", nargs="+", metavar="PATH",
                         help="dump, .npy or statistics .csv files, or dump folders (what kind of side each is)")
     parser.add_argument("--stats", action="store_true", help="add min/max/mean and NaN/Inf counts (read through the core)")
-    parser.add_argument("-j", "--threads", type=int, default=0, help="threads for --stats (default: every core)")
+    add_threads(parser, "threads for --stats")
     parser.set_defaults(run=run)
 
 
@@ -94,15 +95,15 @@ def _tensor_table(dump: DumpFile, separator: str) -> Table:
     return table
 
 
-def _stats_cells(tensor: DumpTensor, threads: int) -> List[str]:
+def _stats_cells(tensor: DumpTensor, threads: Optional[int]) -> List[str]:
     from opdiff.dumps import DumpFormatError, tensor_stats
 
     try:
         try:
-            stats = tensor_stats(tensor, threads=threads or None)
+            stats = tensor_stats(tensor, threads=threads)
         except DumpFormatError:
             # The logical layout needs a shape the dump lacks: the stored elements have the same values.
-            stats = tensor_stats(tensor.view(as_stored=True), threads=threads or None)
+            stats = tensor_stats(tensor.view(as_stored=True), threads=threads)
     except DumpFormatError as error:
         return ["[red]n/a[/]", "", "", "", str(error).rsplit(": ", 1)[-1][:40]]
     return [f"{stats.min:.6g}", f"{stats.max:.6g}", f"{stats.mean:.6g}", str(stats.nan), str(stats.pos_inf + stats.neg_inf)]

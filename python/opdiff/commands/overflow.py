@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
+from opdiff.commands.args.output import add_output
+from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
 
@@ -27,12 +29,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("folder", nargs="?", type=Path, help="dump folder (any level of the device layout)")
     parser.add_argument("-d", "--dump-path", dest="dump_path", type=Path, help="the dump folder (the reference's flag)")
-    parser.add_argument("-out", "--output", type=Path, default=Path("."), help="folder for overflow_summary_<ts>.txt")
+    add_output(parser, "overflow_summary_<ts>.txt")
     parser.add_argument("-n", "--top", type=int, default=None,
                         help="decode only the first N Opdebug records and list only the first N ops (default: all; "
                         "the reference tool allows 1..5, any N >= 1 here)")
     parser.add_argument("--records-only", action="store_true", help="skip the tensor scan: Opdebug records only")
-    parser.add_argument("-j", "--threads", type=int, default=0, help="threads per tensor (default: every core)")
+    add_threads(parser, "threads per tensor")
     parser.add_argument("--fail", action="store_true", help="exit 4 when an op overflows")
     parser.set_defaults(run=run)
 
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print_error("-n wants a count >= 1", errors)
         return ExitCode.BAD_INPUT
     try:
-        scan = scan_overflow(folder, threads=args.threads or None, max_records=args.top, tensor_scan=not args.records_only)
+        scan = scan_overflow(folder, threads=args.threads, max_records=args.top, tensor_scan=not args.records_only)
     except (ValueError, OSError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT

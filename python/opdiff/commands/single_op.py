@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from opdiff.commands.args.compare_options import compare_options
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
 
@@ -15,7 +16,7 @@ def run_single_op(args: argparse.Namespace) -> int:
 
     from opdiff.dumps import DumpFormatError
     from opdiff.engine.single_op import single_op_detail
-    from opdiff.graph import GraphFormatError, read_graph
+    from opdiff.graph import GraphFormatError
     from opdiff.report.single_op.console import print_single_op
     from opdiff.report.single_op.files import write_single_op_files
 
@@ -24,15 +25,8 @@ def run_single_op(args: argparse.Namespace) -> int:
     try:
         if not TOPN_RANGE[0] <= args.topn <= TOPN_RANGE[1]:
             raise ValueError(f"-n must be within {TOPN_RANGE[0]}..{TOPN_RANGE[1]}, got {args.topn}")
-        if args.close_fusion_rule_file and not args.fusion_rule_file:
-            raise ValueError("-cf needs -f (the fusion-on model)")
-        detail = single_op_detail(
-            args.my_dump_path, args.golden_dump_path, args.op, role=role, index=index, top=args.topn,
-            fusion_rule=read_graph(args.fusion_rule_file) if args.fusion_rule_file else None,
-            close_fusion_rule=read_graph(args.close_fusion_rule_file) if args.close_fusion_rule_file else None,
-            quant_fusion_rule=read_graph(args.quant_fusion_rule_file) if args.quant_fusion_rule_file else None,
-            step=args.step,
-        )
+        detail = single_op_detail(args.my_dump_path, args.golden_dump_path, args.op, role=role, index=index, top=args.topn,
+                                  options=compare_options(args))
         args.output.mkdir(parents=True, exist_ok=True, mode=0o700)
         written = write_single_op_files(detail, args.output, element_csv=args.element_csv and not args.ignore_single_op_result,
                                         max_line=args.max_line)

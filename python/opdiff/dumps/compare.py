@@ -6,6 +6,7 @@ from typing import Optional, Union
 
 import opdiff._core as _core
 from opdiff.dumps.reader import DumpTensor
+from opdiff.numerics.core import tolerances
 from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core, side_from_core
 from opdiff.numerics.values import Metrics, SideStats
 
@@ -20,15 +21,16 @@ def tensor_metrics(
     my: ViewLike,
     golden: ViewLike,
     *,
-    rtol: float = _core.DEFAULT_RTOL,
-    atol: float = _core.DEFAULT_ATOL,
+    rtol: Optional[float] = None,
+    atol: Optional[float] = None,
     kl: bool = True,
     threads: Optional[int] = None,
     max_elements: int = 0,
 ) -> Metrics:
     """Every metric of ``my`` against ``golden``: dump tensors (read in their default logical
     layout) or core views (``DumpTensor.view(format, shape)``, to pick the golden's layout).
-    ``max_elements`` > 0 compares only the first that many logical elements (the reference's
+    ``rtol`` and ``atol``: AllClose's tolerances (None: the defaults). ``max_elements`` > 0
+    compares only the first that many logical elements (the reference's
     ``-max N``); the element counts must still agree.
 
     >>> import numpy as np, opdiff, tempfile, os
@@ -45,7 +47,8 @@ def tensor_metrics(
     if max_elements < 0:
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     x, y = _view(my), _view(golden)
-    result = _core.compare_views(x, y, rtol=float(rtol), atol=float(atol), kl=kl,
+    rtol, atol = tolerances(rtol, atol)
+    result = _core.compare_views(x, y, rtol=rtol, atol=atol, kl=kl,
                                  scalar_shape=is_scalar_shape(x.shape), threads=threads or 0,
                                  max_elements=max_elements)
     return metrics_from_core(result)

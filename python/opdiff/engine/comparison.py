@@ -5,83 +5,94 @@ Ctrl-C."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict
 
-import opdiff._core as _core
 from opdiff.dumps.discovery import FileKind
-from opdiff.engine.tensor_engine import Engine, EngineOptions
+from opdiff.engine.options import CompareOptions, IdsLike, PathLike
+from opdiff.engine.tensor_engine import Engine
 from opdiff.match.op_matching import OpPlan
-from opdiff.match.planning import PathLike, RuleLike, is_quantized_run, plan_and_quant_skips, read_rule, unused_dump_notes
-from opdiff.numerics.schema import ALGORITHMS
+from opdiff.match.planning import RuleLike, is_quantized_run, plan_and_quant_skips, unused_dump_notes
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
 from opdiff.report.tensor.views import TENSOR_VIEWS
 from opdiff.results.columns import CsvColumns
 from opdiff.results.protocol import Result
 from opdiff.results.tensor_report import Report
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
-def compare(
-    my: PathLike,
-    golden: PathLike,
-    *,
-    fusion_rule: RuleLike = None,
-    close_fusion_rule: RuleLike = None,
-    quant_fusion_rule: RuleLike = None,
-    algorithms: Sequence[str] = ALGORITHMS,
-    rtol: float = _core.DEFAULT_RTOL,
-    atol: float = _core.DEFAULT_ATOL,
-    overflow_detection: bool = False,
-    ids: Optional[Sequence[int]] = None,
-    step: Optional[int] = None,
-    threads: Optional[int] = None,
-    progress: bool = False,
-    csv: Optional[PathLike] = None,
-    max_elements: int = 0,
-    all_occurrences: bool = False,
-) -> Result:
+
+class CompareKeywords(TypedDict, total=False):
+    """`compare()`'s keywords: CompareOptions' fields, by name (their defaults are the options')."""
+
+    fusion_rule: RuleLike
+    close_fusion_rule: RuleLike
+    quant_fusion_rule: RuleLike
+    ids: IdsLike
+    step: Optional[int]
+    all_occurrences: bool
+    algorithms: Tuple[str, ...]
+    rtol: float
+    atol: float
+    overflow_detection: bool
+    max_elements: int
+    threads: Optional[int]
+    progress: bool
+    csv: Optional[PathLike]
+
+
+def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = None,
+            **keywords: Unpack[CompareKeywords]) -> Result:
     """Compare the dumps under `my` (NPU) with those under `golden` (golden .npy or NPU dumps).
 
-    Rules are .om files, atc JSON files or FusionMap objects. Rows come back in Index order; every
-    tensor without a partner is a row with its reason. With `csv`, rows are also written to that
-    file as they come (through a temporary name). Ctrl-C stops the run and returns what was
-    compared, with ``complete=False``; the CSV is then kept as ``<name>.incomplete.csv``.
-    ``max_elements`` > 0 compares only the first N elements of each tensor against golden files
-    (the reference's ``-max N``; NPU against NPU always compares everything). ``all_occurrences``
-    compares every dump of an op, not only the newest (see :func:`plan`). When either side holds
-    statistics dumps (``{dump name}.csv``), the result is a
-    :class:`opdiff.results.statistics_report.StatisticsReport` instead (docs/scenario-statistics.md).
+    `options` (:class:`opdiff.CompareOptions`) says how; keywords change single fields of it, e.g.
+    ``compare(my, golden, fusion_rule="model.om", threads=2)``. Rules are .om files, atc JSON files
+    or FusionMap objects. Rows come back in Index order; every tensor without a partner is a row
+    with its reason. With `csv`, rows are also written to that file as they come (through a
+    temporary name). Ctrl-C stops the run and returns what was compared, with ``complete=False``;
+    the CSV is then kept as ``<name>.incomplete.csv``. ``max_elements`` > 0 compares only the first
+    N elements of each tensor against golden files (the reference's ``-max N``; NPU against NPU
+    always compares everything). ``all_occurrences`` compares every dump of an op, not only the
+    newest (see :func:`plan`). When either side holds statistics dumps (``{dump name}.csv``), the
+    result is a :class:`opdiff.results.statistics_report.StatisticsReport` instead
+    (docs/scenario-statistics.md).
     """
-    if max_elements < 0:
-        raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
-    fusion_rule, quant_fusion_rule = read_rule(fusion_rule), read_rule(quant_fusion_rule)
+    options = (options or CompareOptions()).replace(**keywords)
+    rules = options.read_rules()
+    ids = rules.ids
     scenario, plans, my_index, golden_index, quant_skipped = plan_and_quant_skips(
-        my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
-        ids=ids, step=step, all_occurrences=all_occurrences,
+        my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close, quant_fusion_rule=rules.quant,
+        ids=ids, step=options.step, all_occurrences=options.all_occurrences,
     )
+    quantized = is_quantized_run(my_index, rules.fusion, rules.quant)
+    notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     if FileKind.STATISTICS in (my_index.kind, golden_index.kind):
         # Statistics dumps are compared statistic by statistic, with their own rows and report
         # (imported here: a tensor comparison never loads the statistics engine).
         from opdiff.engine.statistics_comparison import compare_statistics
 
-        notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
         return compare_statistics(scenario, plans, my_index.folder, golden_index.folder,
-                                  notes + unused_dump_notes(my_index, plans, all_occurrences), csv=csv, threads=threads,
-                                  quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule))
+                                  notes + unused_dump_notes(my_index, plans, options.all_occurrences), csv=options.csv,
+                                  threads=options.threads, quantized=quantized)
     columns = CsvColumns(
-        algorithms=tuple(algorithms),
+        algorithms=tuple(options.algorithms),
         op_sequence=ids is not None,
         my_address=my_index.kind is FileKind.NPU,
         golden_address=golden_index.kind is FileKind.NPU,
-        overflow=overflow_detection,
+        overflow=options.overflow_detection,
     )
-    report = Report(scenario, my_index.folder, golden_index.folder, columns,
-                    quantized=is_quantized_run(my_index, fusion_rule, quant_fusion_rule), graph=fusion_rule,
-                    views=TENSOR_VIEWS)
-    report.notes += [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
-    report.notes += unused_dump_notes(my_index, plans, all_occurrences, quant_skipped)
-    engine = Engine(EngineOptions(tuple(algorithms), rtol, atol, overflow_detection, threads, max_elements))
-    _fill(report, engine, plans, ReferenceCsvWriter(Path(csv), columns) if csv is not None else None, progress)
+    report = Report(scenario, my_index.folder, golden_index.folder, columns, quantized=quantized,
+                    graph=rules.fusion, views=TENSOR_VIEWS, my_files=my_files_of(plans))
+    report.notes += notes + unused_dump_notes(my_index, plans, options.all_occurrences, quant_skipped)
+    writer = ReferenceCsvWriter(Path(options.csv), columns) if options.csv is not None else None
+    _fill(report, Engine(options), plans, writer, options.progress)
     return report
+
+
+def my_files_of(plans: Sequence[OpPlan]) -> Dict[str, str]:
+    """Op name -> the NPU dump file its rows compared (its first run's), for what follows the
+    comparison (``--isolate`` re-runs each op on the inputs of that very file)."""
+    return {plan.op_name: plan.my_path for plan in plans if plan.my_path is not None and plan.run == 0}
 
 
 def _fill(report: Report, engine: Engine, plans: Sequence[OpPlan], writer: Optional[ReferenceCsvWriter], progress: bool) -> None:

@@ -21,9 +21,9 @@ import opdiff._core as _core
 from opdiff.conventions.dump_names import escape_op_name
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
 from opdiff.dumps.numpy_types import numpy_dtype
+from opdiff.engine.options import CompareOptions
 from opdiff.engine.tensor_engine import layout_views
 from opdiff.match.op_matching import OpPlan
-from opdiff.match.planning import RuleLike
 from opdiff.match.planning import plan as plan_ops
 from opdiff.numerics.values import Metrics
 from opdiff.results.rows import TensorId
@@ -151,10 +151,10 @@ def _matches(plan: OpPlan, name: str) -> bool:
 
 
 def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", index: int = 0, top: int = 20,
-                     fusion_rule: RuleLike = None, close_fusion_rule: RuleLike = None, quant_fusion_rule: RuleLike = None,
-                     step: Optional[int] = None) -> SingleOpDetail:
+                     options: Optional[CompareOptions] = None) -> SingleOpDetail:
     """The detail of tensor `role` `index` of NPU op `op`, paired with its golden as `opdiff.compare`
-    pairs it (fusion rules as there). ValueError when the op, the tensor or its partner is missing.
+    pairs it (its rules and step from `options`, as there). ValueError when the op, the tensor or its
+    partner is missing.
 
     >>> import numpy as np, opdiff, tempfile, os
     >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b"); os.mkdir(a); os.mkdir(b)
@@ -167,8 +167,10 @@ def single_op_detail(my: Path, golden: Path, op: str, *, role: str = "output", i
     """
     if role not in ("input", "output"):
         raise ValueError(f"role must be input or output, got {role!r}")
-    _, plans, my_index, _ = plan_ops(my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule,
-                                     quant_fusion_rule=quant_fusion_rule, step=step)
+    options = options or CompareOptions()
+    rules = options.read_rules()
+    _, plans, my_index, _ = plan_ops(my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close,
+                                     quant_fusion_rule=rules.quant, step=options.step)
     plan = next((p for p in plans if _matches(p, op)), None)
     if plan is None:
         raise ValueError(f"no op {op!r} in the comparison (looked at {len(plans)} ops of {my_index.folder})")

@@ -19,10 +19,11 @@ from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tenso
 from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.dumps.reader import dump_of
 from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd
+from opdiff.engine.options import CompareOptions
 from opdiff.match.op_matching import GoldenTarget, OpPlan
 from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
 from opdiff.numerics.overflow import reference_overflow_flag
-from opdiff.numerics.schema import ALGORITHMS, COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
+from opdiff.numerics.schema import COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
 from opdiff.results.rows import CompareRow, TensorId
 
@@ -41,16 +42,6 @@ OPENINGS_AHEAD = 2
 _ROLES = {"input": _core.TensorRole.input, "output": _core.TensorRole.output, "buffer": _core.TensorRole.buffer,
           "workspace": _core.TensorRole.workspace}
 _INPUT, _OUTPUT = _core.TensorRole.input, _core.TensorRole.output
-
-
-@dataclass(frozen=True)
-class EngineOptions:
-    algorithms: Sequence[str] = ALGORITHMS
-    rtol: float = _core.DEFAULT_RTOL
-    atol: float = _core.DEFAULT_ATOL
-    overflow_detection: bool = False
-    threads: Optional[int] = None  # pairs compared at once; None = every core
-    max_elements: int = 0  # -max N: compare only the first N elements against a golden (0 = all)
 
 
 class FileCache:
@@ -215,7 +206,7 @@ def _dump_to_open(plan: OpPlan) -> Optional[str]:
 class Engine:
     """Runs plans; one instance per comparison (it holds the partner-file cache)."""
 
-    def __init__(self, options: EngineOptions) -> None:
+    def __init__(self, options: CompareOptions) -> None:
         self.options = options
         self.files = FileCache()
         self._kl = KULLBACK_LEIBLER_DIVERGENCE in options.algorithms

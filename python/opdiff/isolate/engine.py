@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,10 +41,10 @@ class IsolationRun:
     seconds: float
 
 
-def isolate(report: Report, fusion_map: FusionMap, source: SourceGraph, dump_paths: Mapping[str, str]) -> IsolationRun:
+def isolate(report: Report, fusion_map: FusionMap, source: SourceGraph) -> IsolationRun:
     """Each NPU op of `report` whose original ops are nodes of `source` (the ONNX model or the
-    frozen TensorFlow graph), re-run alone. `dump_paths` gives each op's NPU dump file (the one the
-    comparison read)."""
+    frozen TensorFlow graph), re-run alone on the inputs of the NPU dump file the comparison read
+    for it (``report.my_files``: the comparison's own plans, whatever rules and ids chose them)."""
     started = time.perf_counter()
     by_op: Dict[str, List[int]] = {}
     for position, row in enumerate(report.rows):
@@ -62,7 +62,7 @@ def isolate(report: Report, fusion_map: FusionMap, source: SourceGraph, dump_pat
         if not outputs:
             continue
         ops += 1
-        locals_ = runner.op_locals(op, [rows[k] for k in outputs], dump_paths.get(op_name))
+        locals_ = runner.op_locals(op, [rows[k] for k in outputs], report.my_files.get(op_name))
         amplification = _amplifications(op_rows, [rows[k] for k in outputs])
         for k, local, amp in zip(outputs, locals_, amplification):
             rows[k] = replace(rows[k], local=replace(local, amplification=amp))

@@ -3,9 +3,36 @@ resolves them against its rule once; many runs resolve them against each run's o
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
 
 from opdiff.graph import FusionMap
+
+
+@dataclass(frozen=True)
+class IdSelection:
+    """``-r`` or ``-s`` as given: resolved against a rule when the rule is known (one run's, or each
+    run's own among many). A mistake in the text is a ValueError when the selection is made.
+
+    >>> IdSelection(select="1,3").resolve(None)
+    Traceback (most recent call last):
+    ValueError: -r and -s select fusion-rule ids: they need -f
+    >>> IdSelection(range_text="2,-1,2").range_text
+    '2,-1,2'
+    """
+
+    range_text: Optional[str] = None  # -r START,END,STEP (END = -1: the rule's last id)
+    select: Optional[str] = None  # -s I1,I2,...
+
+    def __post_init__(self) -> None:
+        if self.range_text and self.select:
+            raise ValueError("-r and -s both select fusion-rule ids: give one of them")
+        parse_ids(self.range_text, self.select, 0)
+
+    def resolve(self, rule: Optional[FusionMap]) -> Optional[Tuple[int, ...]]:
+        """The ids `rule` keeps; ValueError without a rule."""
+        ids = ids_for_rule(self.range_text, self.select, rule)
+        return tuple(ids) if ids is not None else None
 
 
 def parse_ids(range_text: Optional[str], select_text: Optional[str], last_id: int) -> Optional[List[int]]:

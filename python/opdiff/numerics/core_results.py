@@ -7,7 +7,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
-import opdiff._core as _core
+from opdiff.numerics.core import CoreMetrics, CoreSideStats
 from opdiff.numerics.schema import ALGORITHMS, SIDE_FIELDS, VALUE_FIELDS
 from opdiff.numerics.values import NOTE_BITS, Metrics, Note, SideStats
 
@@ -49,27 +49,15 @@ _side_values = attrgetter(*SIDE_FIELDS)
 _metric_values = attrgetter(*VALUE_FIELDS)
 
 
-def side_from_core(side: _core.SideStats) -> SideStats:
+def side_from_core(side: CoreSideStats) -> SideStats:
     return SideStats(*_side_values(side))
 
 
-def metrics_from_core(result: _core.MetricsResult) -> Metrics:
+def metrics_from_core(result: CoreMetrics) -> Metrics:
     """The Metrics of one pair from the core's result: every field the schema names."""
     values: Dict[str, Any] = dict(zip(VALUE_FIELDS, _metric_values(result)))
     return Metrics(count=result.count, x=side_from_core(result.x), y=side_from_core(result.y), **values,
                    notes=notes_from_bits(result.note_bits))
 
 
-def simd_info() -> Dict[str, Any]:
-    """Which SIMD kernel path is in use (``active``), which this CPU supports, and why.
-
-    ``OPDIFF_SIMD=scalar|avx2|avx512|neon`` in the environment forces a path at import time.
-
-    >>> import opdiff
-    >>> opdiff.simd_info()["active"] in ("scalar", "avx2", "avx512", "neon")
-    True
-    """
-    return dict(_core.simd_info())
-
-
-__all__ = ["is_scalar_shape", "metrics_from_core", "notes_from_bits", "resolve_algorithms", "side_from_core", "simd_info"]
+__all__ = ["is_scalar_shape", "metrics_from_core", "notes_from_bits", "resolve_algorithms", "side_from_core"]

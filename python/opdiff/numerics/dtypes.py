@@ -13,10 +13,7 @@ from typing import Dict, Iterator, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
-import opdiff._core as _core
-
-CORE_DTYPES: Tuple[str, ...] = tuple(_core.dtype_names())
-"""Every element type the core decodes, from its dtype table ("int4" = packed two per byte, low nibble first)."""
+from opdiff.numerics.core import CORE_DTYPES as CORE_DTYPES  # "int4" = packed two per byte, low nibble first
 
 #: The core dtypes numpy has no type for, and the numpy dtype a decoded one is held in.
 HELD_WIDER: Dict[str, np.dtype] = {"hifloat8": np.dtype(np.float32), "int4": np.dtype(np.int8)}

@@ -76,6 +76,9 @@ class Report:
     graph: Optional[FusionMap] = field(default=None, repr=False, compare=False)
     # how it shows itself and writes its CSV (report/tensor/views.py); opdiff.compare hands these over
     views: Optional[TensorViews] = field(default=None, repr=False, compare=False)
+    # op name -> the NPU dump file its rows compared (its first run's): --isolate re-runs each op
+    # on that very file's inputs, not on a second plan's choice
+    my_files: Dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     # the last verdict's judgement of every row (verdict, rows list, judgements): the console alone
     # asks for the failing rows, the worst and the first failure, each under the same verdict
     _judged: Optional[Tuple[Verdict, List[CompareRow], List[bool]]] = field(

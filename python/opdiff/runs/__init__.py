@@ -18,7 +18,7 @@ _EXPORTS = {
     "RunsRequest": "opdiff.runs.job",
     "compare_runs": "opdiff.runs.job",
     "LocalExecutor": "opdiff.runs.local",
-    "CompareOptions": "opdiff.runs.task",
+    "CompareOptions": "opdiff.engine.options",
 }
 
 # The public names are the table's keys (__init__.pyi lists them again for type checkers;

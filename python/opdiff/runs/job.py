@@ -4,16 +4,17 @@ reference's batch-mode name) and ``summary_{ts}.json`` across runs."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Union
 
+from opdiff.engine.options import CompareOptions
 from opdiff.fileio.interrupts import interrupts_deferred
 from opdiff.graph import FusionMap
-from opdiff.match.id_selection import ids_for_rule, parse_ids
+from opdiff.match.id_selection import IdSelection
 from opdiff.match.mapping_csv import write_mapping_rows
+from opdiff.match.planning import read_rule
 from opdiff.report.file_names import run_mapping_file_name, run_result_file_name, runs_summary_file_name, timestamp
 from opdiff.report.runs.json_writer import write_summary_json
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
@@ -24,7 +25,7 @@ from opdiff.runs.local import LocalExecutor
 from opdiff.runs.plan import RunPlan, plan_runs
 from opdiff.runs.rules import RuleSet, read_rules
 from opdiff.runs.summary import SummaryBuilder
-from opdiff.runs.task import CompareOptions, RunOutcome, RunTask
+from opdiff.runs.task import RunOutcome, RunTask
 
 if TYPE_CHECKING:
     from opdiff.results.tensor_report import Report
@@ -32,20 +33,15 @@ if TYPE_CHECKING:
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunsRequest:
-    """What to compare: both sides as the machines that hold them spell them, and the rules (files
-    or folders of rules, read here)."""
+    """What to compare: both sides as the machines that hold them spell them, and how. The options'
+    rules may be folders of rules (read here, one per model); ids given as -r/-s are resolved
+    against each run's own rule."""
 
     my: str
     golden: str
-    fusion_rule: Optional[Path] = None
-    close_fusion_rule: Optional[Path] = None
-    quant_fusion_rule: Optional[Path] = None
-    step: Optional[int] = None
     options: CompareOptions = field(default_factory=CompareOptions)
-    range: Optional[str] = None  # -r START,END,STEP, resolved against each run's own rule
-    select: Optional[str] = None  # -s I1,I2,..., likewise
 
 
 @dataclass(frozen=True)
@@ -74,10 +70,10 @@ def tasks_of(plan: RunPlan, request: RunsRequest, rules: RuleSet, close_rules: R
             builder.add_not_compared(run.key, close.reason)
             continue
         rule = rules.for_model(run.key.model).rule
-        options = request.options
-        if request.range or request.select:
-            options = dataclasses.replace(options, ids=tuple(ids_for_rule(request.range, request.select, rule) or ()))
-        tasks.append(RunTask(run, options, rule, close.rule, quant.single))
+        # the run's folder is its step's already; -r/-s are resolved against the run's own rule
+        options = request.options.replace(fusion_rule=rule, close_fusion_rule=close.rule, quant_fusion_rule=quant.single,
+                                          ids=request.options.ids_for(rule), step=None, csv=None, progress=False)
+        tasks.append(RunTask(run, options))
     return tasks
 
 
@@ -95,23 +91,22 @@ def compare_runs(
     `on_run` hears of each run as its CSV is written (the CLI prints a line); `per_run` writes a
     compared run's further files, here on the client, before its rows are dropped."""
     executor = executor or LocalExecutor()
-    if request.range or request.select:  # a mistake in them is the command's, before anything is read or written
-        if request.fusion_rule is None:
-            raise ValueError("-r and -s select fusion-rule ids: they need -f")
-        parse_ids(request.range, request.select, 0)
+    options = request.options
+    if isinstance(options.ids, IdSelection) and options.fusion_rule is None:  # the command's mistake, before anything is written
+        raise ValueError("-r and -s select fusion-rule ids: they need -f")
     out_folder = Path(out)
     out_folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    rules, close_rules = read_rules(request.fusion_rule), read_rules(request.close_fusion_rule)
-    quant = read_rules(request.quant_fusion_rule)
+    rules, close_rules = read_rules(options.fusion_rule), read_rules(options.close_fusion_rule)
+    quant = read_rules(options.quant_fusion_rule)
     if quant.is_folder:
-        raise ValueError(f"{request.quant_fusion_rule}: -q takes one quant fusion rule, not a folder")
-    plan = plan_runs(executor.views(request.my, request.golden, request.step), rules)
+        raise ValueError(f"{options.quant_fusion_rule}: -q takes one quant fusion rule, not a folder")
+    plan = plan_runs(executor.views(request.my, request.golden, options.step), rules)
     ts = timestamp()
     builder = SummaryBuilder(request.my, request.golden, verdict)
     for skipped in plan.skipped:
         builder.add_not_compared(skipped.key, skipped.reason)
     tasks = tasks_of(plan, request, rules, close_rules, quant, builder)
-    rule_of = {task.key: task.fusion_rule for task in tasks}
+    rule_of = {task.key: read_rule(task.options.fusion_rule) for task in tasks}
     lost = False
 
     def record(outcome: RunOutcome) -> RunEntry:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from opdiff.graph import FusionMap, read_graph
+from opdiff.match.planning import RuleLike
 
 RULE_SUFFIXES = (".json", ".om")
 BUILD_STAGE = "Build"
@@ -69,12 +70,15 @@ class RuleSet:
         return RuleChoice(None, f"no fusion rule for model {model} in {self.source}")
 
 
-def read_rules(path: Optional[Path]) -> RuleSet:
-    """`path` as a RuleSet: None, one rule file, or a folder of them (ValueError naming the folder when
-    it holds no rule). A model name that several rules answer to, with no Build-stage dump to pick,
-    is that model's runs' error, listing the files."""
-    if path is None:
+def read_rules(given: RuleLike) -> RuleSet:
+    """`given` as a RuleSet: None, a rule (a FusionMap or one rule file), or a folder of them
+    (ValueError naming the folder when it holds no rule). A model name that several rules answer to,
+    with no Build-stage dump to pick, is that model's runs' error, listing the files."""
+    if given is None:
         return RuleSet()
+    if isinstance(given, FusionMap):
+        return RuleSet(single=given)
+    path = Path(given)
     if not path.is_dir():
         return RuleSet(path, single=read_graph(path))
     files = rule_files(path)

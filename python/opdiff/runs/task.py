@@ -7,9 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
-import opdiff._core as _core
-from opdiff.graph import FusionMap
-from opdiff.numerics.schema import ALGORITHMS
+from opdiff.engine.options import CompareOptions
 from opdiff.runs.plan import Place, PlannedRun
 from opdiff.runs.roots import Roots
 from opdiff.runs.tree import RunKey, SideView, view_side
@@ -19,29 +17,12 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class CompareOptions:
-    """What every run of a plan is compared with (the flags of ``opdiff compare``)."""
-
-    algorithms: Tuple[str, ...] = tuple(ALGORITHMS)
-    rtol: float = _core.DEFAULT_RTOL
-    atol: float = _core.DEFAULT_ATOL
-    overflow_detection: bool = False
-    ids: Optional[Tuple[int, ...]] = None
-    threads: Optional[int] = None
-    max_elements: int = 0
-    all_occurrences: bool = False
-    mapping_only: bool = False  # -map: plan each run and list its pairs of files, compare nothing
-
-
-@dataclass(frozen=True)
 class RunTask:
-    """A planned run with its rules: everything a worker needs besides its files."""
+    """A planned run and how to compare it, its own model's rules read and -r/-s resolved against
+    them: everything a worker needs besides its files."""
 
     run: PlannedRun
     options: CompareOptions
-    fusion_rule: Optional[FusionMap] = None
-    close_fusion_rule: Optional[FusionMap] = None
-    quant_fusion_rule: Optional[FusionMap] = None
 
     @property
     def key(self) -> RunKey:
@@ -88,11 +69,7 @@ def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutc
     if options.mapping_only:
         return _map_run(task, place, location)
     try:
-        report = compare(place.my, place.golden, fusion_rule=task.fusion_rule, close_fusion_rule=task.close_fusion_rule,
-                         quant_fusion_rule=task.quant_fusion_rule, algorithms=options.algorithms, rtol=options.rtol,
-                         atol=options.atol, overflow_detection=options.overflow_detection, ids=options.ids,
-                         threads=options.threads, max_elements=options.max_elements,
-                         all_occurrences=options.all_occurrences)
+        report = compare(place.my, place.golden, options)
     except (ValueError, OSError, GraphFormatError) as error:
         return RunOutcome(task.key, location, reason=str(error))
     if not isinstance(report, Report):  # a Result of the statistics family
@@ -106,12 +83,13 @@ def _map_run(task: RunTask, place: Place, location: str) -> RunOutcome:
     from opdiff.match.mapping_csv import mapping_rows
     from opdiff.match.planning import plan
 
-    if task.fusion_rule is None and task.quant_fusion_rule is None:
+    options = task.options
+    if options.fusion_rule is None and options.quant_fusion_rule is None:
         return RunOutcome(task.key, location, reason="-map needs -f or -q")
     try:
-        _, plans, _, _ = plan(place.my, place.golden, fusion_rule=task.fusion_rule, close_fusion_rule=task.close_fusion_rule,
-                              quant_fusion_rule=task.quant_fusion_rule, ids=task.options.ids,
-                              all_occurrences=task.options.all_occurrences)
+        rules = options.read_rules()
+        _, plans, _, _ = plan(place.my, place.golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close,
+                              quant_fusion_rule=rules.quant, ids=rules.ids, all_occurrences=options.all_occurrences)
     except (ValueError, OSError, GraphFormatError) as error:
         return RunOutcome(task.key, location, reason=str(error))
     rows = list(mapping_rows(sorted(plans, key=lambda op_plan: op_plan.index)))

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from rich.console import Console
 
-from opdiff.commands.compare.options import Limits
+from opdiff.commands.args.verdict import Limits
 from opdiff.commands.compare.statistics import judge_statistics, print_statistics, statistics_findings
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode

@@ -29,13 +29,11 @@ def check_isolate_args(args: argparse.Namespace, fusion_rule: Optional[FusionMap
 def run_isolation(report: Any, args: argparse.Namespace, fusion_rule: FusionMap, model: Any, console: Console) -> Path:
     """Attach each op's local error to `report`'s rows and write the isolation CSV; ValueError when
     no compared op maps to a node of the model."""
-    from opdiff.isolate.dump_paths import dump_paths
     from opdiff.isolate.engine import isolate
     from opdiff.report.file_names import isolation_file_name
     from opdiff.report.tensor.isolation_csv import write_isolation_csv
 
-    paths = dump_paths(args.my_dump_path, args.golden_dump_path, fusion_rule, step=args.step)
-    run = isolate(report, fusion_rule, model, paths)
+    run = isolate(report, fusion_rule, model)  # on the files the comparison itself read
     if run.ops == 0:
         raise ValueError(f"{args.isolate}: --isolate: no compared op maps to a node of this model (its original op names "
                          "are not node names here: give the source model the device model was converted from)")

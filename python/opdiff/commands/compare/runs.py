@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence, Tuple
 
@@ -19,19 +18,6 @@ if TYPE_CHECKING:
     from opdiff.results.verdict import Verdict
     from opdiff.runs.executor import Executor
     from opdiff.runs.job import FinishedRun, RunsRequest, RunWriter
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    cluster = parser.add_argument_group("many runs on a Dask cluster (pip install \"opdiff[cluster]\")")
-    cluster.add_argument("--scheduler", metavar="ADDRESS", default=os.environ.get("OPDIFF_SCHEDULER"),
-                         help="run on this Dask scheduler (tls://host:8786; default: $OPDIFF_SCHEDULER); "
-                         "-m and -g are then paths as the workers see them")
-    cluster.add_argument("--tls-ca-file", metavar="PEM", help="the CA that signed the cluster's certificates")
-    cluster.add_argument("--tls-cert", metavar="PEM", help="this client's certificate (default: Dask's configuration)")
-    cluster.add_argument("--tls-key", metavar="PEM", help="this client's private key")
-    cluster.add_argument("--lost-after", metavar="SECONDS", type=float, default=10.0,
-                         help="report a run as not compared when no worker that sees its files has been alive for "
-                         "this long, and the cluster as lost when the scheduler has been out of reach as long (default 10)")
 
 
 def wants_many_runs(args: argparse.Namespace) -> bool:
@@ -80,10 +66,10 @@ def run_many(args: argparse.Namespace) -> int:
 
 def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], Sequence[str]]:
     """The request, verdict and report formats of the command line; ValueError for what many runs refuse."""
-    from opdiff.commands.compare.options import check_common_flags, parse_algorithms, parse_verdict
+    from opdiff.commands.args.compare_options import compare_options
+    from opdiff.commands.args.verdict import limits_of
     from opdiff.report.formats import parse_report_formats
     from opdiff.runs.job import RunsRequest
-    from opdiff.runs.task import CompareOptions
 
     formats = parse_report_formats(args.report)
     if "model-explorer" in formats:
@@ -92,17 +78,12 @@ def _request(args: argparse.Namespace) -> Tuple[RunsRequest, Optional[Verdict], 
         from opdiff.report.tensor.xlsx_writer import require_xlsxwriter
 
         require_xlsxwriter()
-    if args.map and not (args.fusion_rule_file or args.quant_fusion_rule_file):
-        raise ValueError("-map needs -f or -q")
-    check_common_flags(args)
-    verdict = parse_verdict(args.fail_under, args.thresholds)
-    options = CompareOptions(tuple(parse_algorithms(args.algorithm)), overflow_detection=args.overflow_detection or args.advisor,
-                             threads=args.threads, max_elements=args.max_cmp_size, all_occurrences=args.all_occurrences,
-                             mapping_only=args.map)
-    request = RunsRequest(str(args.my_dump_path), str(args.golden_dump_path), args.fusion_rule_file,
-                          args.close_fusion_rule_file, args.quant_fusion_rule_file, args.step, options,
-                          range=args.range, select=args.select)
-    return request, verdict, formats
+    options = compare_options(args)
+    limits = limits_of(args)
+    if limits.statistics:
+        raise ValueError(f"{', '.join(limits.statistics)}: statistics limits judge one comparison of statistics dumps, "
+                         "not many runs")
+    return RunsRequest(str(args.my_dump_path), str(args.golden_dump_path), options), limits.tensor, formats
 
 
 def per_run_writer(args: argparse.Namespace, formats: Sequence[str], verdict: Optional[Verdict]) -> Optional[RunWriter]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, List, Optional
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from opdiff.commands.compare.options import Limits
+    from opdiff.commands.args.verdict import Limits
     from opdiff.graph import FusionMap
     from opdiff.results.findings import Finding
     from opdiff.results.statistics_report import StatisticsReport

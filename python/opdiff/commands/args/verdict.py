@@ -1,6 +1,6 @@
-"""Parsing what `opdiff compare` is given: the metrics (-alg), the op ids (-r, -s) and the verdict
-(--fail-under, --thresholds). One run (commands/compare/command.py) and many (commands/compare/runs.py)
-read the flags the same way."""
+"""What a comparison computes and how it is judged: -alg, -max, -overflow_detection (into
+CompareOptions), and the verdict's --fail-under, --fail and --thresholds (into Limits). One run
+(commands/compare/command.py) and many (commands/compare/runs.py) read them the same way."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import argparse
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from opdiff.match.id_selection import parse_ids as parse_ids  # re-exported: one run and many read -r/-s alike
+from opdiff.engine.options import CompareOptions
 from opdiff.numerics.core_results import resolve_algorithms as _resolve_algorithms
 from opdiff.results.statistics_verdict import StatisticsThreshold, is_statistics_threshold
 from opdiff.results.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
@@ -58,9 +58,29 @@ def parse_limits(fail_under: Sequence[str], thresholds: str) -> Limits:
     return Limits(parse_verdict(tensor_texts, thresholds), tensor_texts, statistics)
 
 
-def check_common_flags(args: argparse.Namespace) -> None:
-    """What one comparison and many runs both refuse; ValueError naming the flag."""
-    if args.max_cmp_size < 0:
-        raise ValueError(f"-max wants a count >= 0 (0 compares every element), got {args.max_cmp_size}")
-    if args.close_fusion_rule_file and not args.fusion_rule_file:
-        raise ValueError("-cf needs -f (the fusion-on model)")
+def add_verdict(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-alg", "--algorithm", nargs="+", metavar="ALG",
+                        help="algorithms by index or name: '-alg 0 1 4' or '-alg 0,MaxAbsoluteError' (default: all)")
+    parser.add_argument("-max", "--max-cmp-size", dest="max_cmp_size", type=int, default=0, metavar="N",
+                        help="compare only the first N elements of each tensor against golden files (default 0: all; "
+                        "NPU against NPU always compares everything)")
+    parser.add_argument("-overflow_detection", "--overflow-detection", action="store_true",
+                        help="add the OverFlow column (fp16 |x| >= 65504 or Inf on my side)")
+    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                        help="replace the default verdict by these limits (repeatable; CosineSimilarity fails below VALUE, "
+                        "error metrics and NormRatioError above it) and exit 3 when a row violates one")
+    parser.add_argument("--fail", action="store_true",
+                        help="exit 3 when the verdict fails any tensor (for CI)")
+    parser.add_argument("--thresholds", choices=("default", "reference"), default="default",
+                        help="the verdict: default (per dtype pair: cosine and NormRatioError, docs/metrics.md) or "
+                        "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
+
+
+def apply_verdict(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:
+    return options.replace(algorithms=tuple(parse_algorithms(args.algorithm)), max_elements=args.max_cmp_size,
+                           overflow_detection=args.overflow_detection)
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The verdict's limits the flags ask for; ValueError naming a limit that does not parse."""
+    return parse_limits(args.fail_under, args.thresholds)
