@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-import opdiff._core as _core
+from opdiff.dumps import core_files
 from opdiff.dumps.reader import DumpTensor
 from opdiff.numerics.core import tolerances
 from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core, side_from_core
 from opdiff.numerics.values import Metrics, SideStats
 
-ViewLike = Union[DumpTensor, "_core.TensorView"]
+ViewLike = Union[DumpTensor, "core_files.TensorView"]
 
 
-def _view(item: ViewLike) -> _core.TensorView:
+def _view(item: ViewLike) -> core_files.TensorView:
     return item.view() if isinstance(item, DumpTensor) else item
 
 
@@ -48,7 +48,7 @@ def tensor_metrics(
         raise ValueError(f"max_elements must be 0 (all) or positive, got {max_elements}")
     x, y = _view(my), _view(golden)
     rtol, atol = tolerances(rtol, atol)
-    result = _core.compare_views(x, y, rtol=rtol, atol=atol, kl=kl,
+    result = core_files.compare_views(x, y, rtol=rtol, atol=atol, kl=kl,
                                  scalar_shape=is_scalar_shape(x.shape), threads=threads or 0,
                                  max_elements=max_elements)
     return metrics_from_core(result)
@@ -57,4 +57,4 @@ def tensor_metrics(
 def tensor_stats(tensor: ViewLike, *, threads: Optional[int] = None) -> SideStats:
     """min/max/mean/std and NaN/Inf counts of one tensor, from the core (one pass per side)."""
     view = _view(tensor)
-    return side_from_core(_core.compare_views(view, view, kl=False, threads=threads or 0).x)
+    return side_from_core(core_files.compare_views(view, view, kl=False, threads=threads or 0).x)

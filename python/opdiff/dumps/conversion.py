@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-import opdiff._core as _core
+from opdiff.dumps import core_files
 from opdiff.dumps.discovery import CONVERT_FAILED_LIST
 from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
@@ -143,7 +143,7 @@ def _write_raw(out_dir: Path, name: str, tensor: DumpTensor) -> Path:
     return out_dir / name
 
 
-def _write_view(out_dir: Path, name: str, view: _core.TensorView, prefix: bytes, widen: bool) -> Path:
+def _write_view(out_dir: Path, name: str, view: core_files.TensorView, prefix: bytes, widen: bool) -> Path:
     with replacing(out_dir / name) as temporary:
         view.write_file(str(temporary), prefix, float32=widen)
     return out_dir / name

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple, Union
 
-import opdiff._core as _core
+from opdiff.dumps import core_files
+from opdiff.numerics.core import CORE_DTYPES
 
 FORMAT_PREFIX = "FORMAT_"
 
@@ -23,15 +24,15 @@ LAYOUTS = (
     "NC1HWC0", "NC1HWC0_C04", "NDC1HWC0", "C1HWNCoC0", "FRACTAL_Z", "FRACTAL_Z_3D", "FRACTAL_NZ",
 )  # fmt: skip
 
-_DATA_TYPE_NAMES: Dict[int, str] = _core.ascend_dtype_table()  # 2 -> "DT_FLOAT16"
-_FORMAT_NAMES: Dict[int, str] = _core.ascend_format_table()  # 3 -> "NC1HWC0"
+_DATA_TYPE_NAMES: Dict[int, str] = core_files.ascend_dtype_table()  # 2 -> "DT_FLOAT16"
+_FORMAT_NAMES: Dict[int, str] = core_files.ascend_format_table()  # 3 -> "NC1HWC0"
 #: DT_* name -> number.
 DATA_TYPE_NUMBERS: Dict[str, int] = {name: number for number, name in _DATA_TYPE_NAMES.items()}
 # Upper-case format name without the prefix -> number.
 _FORMAT_NUMBERS: Dict[str, int] = {name.upper(): number for number, name in _FORMAT_NAMES.items()}
 
 #: Core dtype name -> the DT_* number the writer stores (both from the core's tables).
-DATA_TYPE_OF: Dict[str, int] = {name: _core.ascend_from_dtype(name) for name in _core.dtype_names()}
+DATA_TYPE_OF: Dict[str, int] = {name: core_files.ascend_from_dtype(name) for name in CORE_DTYPES}
 
 #: DT_* number -> nano dump numbering (docs/reference/reference-tool.md §1.6).
 NANO_DATA_TYPE_OF: Dict[int, int] = {
@@ -72,7 +73,7 @@ def default_c0(dtype: str) -> int:
     the core's dtype table)."""
     if dtype not in DATA_TYPE_OF:
         raise KeyError(dtype)
-    return {4: 64, 8: 32}.get(_core.dtype_bits(dtype), 16)
+    return {4: 64, 8: 32}.get(core_files.dtype_bits(dtype), 16)
 
 
 def parse_shape(text: Optional[str]) -> Optional[Tuple[int, ...]]:

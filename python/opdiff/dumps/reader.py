@@ -9,15 +9,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
-import opdiff._core as _core
 from opdiff.conventions.dump_names import GoldenName, NpuDumpName, parse_golden_name, parse_npu_dump_name
+from opdiff.dumps import core_files
 from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.numerics.frozen import build_frozen
 
 if TYPE_CHECKING:
     import numpy as np
 
-DumpFormatError = _core.DumpFormatError
+DumpFormatError = core_files.DumpFormatError
 PathLike = Union[str, "os.PathLike[str]"]
 FormatLike = Union[str, int]
 
@@ -28,7 +28,7 @@ class Role(str, Enum):
     WORKSPACE = "workspace"
 
 
-_CORE_ROLES = {_core.TensorRole[role.value]: role for role in Role}
+_CORE_ROLES = {core_files.TensorRole.__members__[role.value]: role for role in Role}
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class DumpTensor:
     sub_format: int
     origin_name: str
     origin_format: Optional[int]  # original_op.format of an output, when the dump has an original_op
-    _file: _core.TensorFile = field(repr=False, compare=False)
+    _file: core_files.TensorFile = field(repr=False, compare=False)
 
     @property
     def format_name(self) -> str:
@@ -66,7 +66,7 @@ class DumpTensor:
     def nbytes(self) -> int:
         return self.size
 
-    def view(self, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None, *, as_stored: bool = False) -> _core.TensorView:
+    def view(self, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None, *, as_stored: bool = False) -> core_files.TensorView:
         """The core's layout view of this tensor (an ElementSource for metrics, without copying).
 
         ``format`` is the logical (target) format, default the stored format's natural logical
@@ -74,7 +74,7 @@ class DumpTensor:
         logical shape in that format, default the dump's original shape.
         """
         number = None if format is None else format_number(format)
-        return _core.TensorView(self._file, self.role.value, self.index, as_stored=as_stored, format=number,
+        return core_files.TensorView(self._file, self.role.value, self.index, as_stored=as_stored, format=number,
                                 shape=None if shape is None else [int(d) for d in shape])
 
     def to_numpy(self, logical: bool = True, *, format: Optional[FormatLike] = None, shape: Optional[Sequence[int]] = None) -> np.ndarray:
@@ -98,7 +98,7 @@ class DumpTensor:
     def stored_bytes(self) -> np.ndarray:
         """The stored bytes as a read-only uint8 array over the mapped file (no copy); see
         :meth:`check_intact`."""
-        stored: np.ndarray = _core.stored_bytes(self._file, self.role.value, self.index)
+        stored: np.ndarray = core_files.stored_bytes(self._file, self.role.value, self.index)
         return stored
 
     def check_intact(self) -> None:
@@ -167,12 +167,12 @@ def read_dump(path: PathLike) -> DumpFile:
     # Per-pair overhead matters with thousands of small tensors: plain string names, objects
     # built from their field dicts, the file name parsed only when the header has no op name.
     text = os.fspath(path)
-    return dump_of(_core.open_tensor_file(text), text)
+    return dump_of(core_files.open_tensor_file(text), text)
 
 
-def dump_of(handle: _core.TensorFile, text: str) -> DumpFile:
-    """The DumpFile of a file the core opened (``_core.open_tensor_file`` or a
-    ``_core.TensorFileCache``) from the path `text`."""
+def dump_of(handle: core_files.TensorFile, text: str) -> DumpFile:
+    """The DumpFile of a file the core opened (``core_files.open_tensor_file`` or a
+    ``core_files.TensorFileCache``) from the path `text`."""
     groups: Dict[Role, List[DumpTensor]] = {role: [] for role in Role}
     for entry in handle.tensors:
         role = _CORE_ROLES[entry.role]

@@ -175,7 +175,7 @@ def read_statistics(path: PathLike) -> StatisticsFile:
 
 def read_many_statistics(paths: Sequence[str], *, threads: int = 0) -> List[Union[StatisticsFile, StatisticsFormatError]]:
     """Read many statistics CSVs at once: files in the device's regular form are read and parsed by
-    the core (``_core.read_statistics_files``: every core, the GIL released), the others by
+    the core (``core_files.read_statistics_files``: every core, the GIL released), the others by
     :func:`read_statistics`, which says what is wrong with them. One entry per path, in order.
 
     >>> import tempfile, os
@@ -185,10 +185,10 @@ def read_many_statistics(paths: Sequence[str], *, threads: int = 0) -> List[Unio
     >>> regular.tensor("output", 0).mean, type(missing).__name__
     (0.3125, 'StatisticsFormatError')
     """
-    import opdiff._core as _core
+    from opdiff.dumps import core_files
 
     results: List[Union[StatisticsFile, StatisticsFormatError]] = []
-    for path, lines in zip(paths, _core.read_statistics_files(list(paths), threads)):
+    for path, lines in zip(paths, core_files.read_statistics_files(list(paths), threads)):
         if lines is None:
             try:
                 results.append(read_statistics(path))

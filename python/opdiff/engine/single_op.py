@@ -17,9 +17,9 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-import opdiff._core as _core
 from opdiff.conventions.dump_names import escape_op_name
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
+from opdiff.dumps.core_files import TensorView
 from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.engine.options import CompareOptions
 from opdiff.engine.tensor_engine import layout_views
@@ -33,7 +33,7 @@ from opdiff.results.single_op import BLOCK, ElementError, Histogram, SingleOpDet
 DECADES = tuple(range(-10, 11))
 
 
-def _read(view: _core.TensorView) -> np.ndarray:
+def _read(view: TensorView) -> np.ndarray:
     out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
     view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
     return out

@@ -1,0 +1,45 @@
+"""The core boundary: three adapters import the binding `opdiff._core` — numerics/core.py,
+dumps/core_files.py and the batch engine (engine/tensor_engine.py) — and no other module does,
+not inside a function nor for type checking alone. import-linter cannot see the extension module
+(it has no Python source), so this reads every import statement of the package itself."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Iterator
+
+from tests.support.paths import ROOT
+
+PACKAGE = ROOT / "python" / "opdiff"
+ADAPTERS = {"numerics/core.py", "dumps/core_files.py", "engine/tensor_engine.py"}
+
+
+def _imports_the_core(tree: ast.AST) -> Iterator[int]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(alias.name == "opdiff._core" for alias in node.names):
+            yield node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.module == "opdiff._core" or (node.module == "opdiff" and any(a.name == "_core" for a in node.names)):
+                yield node.lineno
+            elif node.level > 0 and (node.module or "").split(".")[0] == "_core":
+                yield node.lineno
+
+
+def core_importers(package: Path) -> set[str]:
+    found = set()
+    for path in package.rglob("*.py"):
+        if any(_imports_the_core(ast.parse(path.read_text(encoding="utf-8")))):
+            found.add(path.relative_to(package).as_posix())
+    return found
+
+
+def test_only_the_three_adapters_import_the_core() -> None:
+    assert core_importers(PACKAGE) == ADAPTERS
+
+
+def test_the_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    import opdiff._core as c\n    return c\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("from opdiff import _core\n", encoding="utf-8")
+    (tmp_path / "c.py").write_text("import opdiff.dumps\n", encoding="utf-8")
+    assert core_importers(tmp_path) == {"a.py", "b.py"}
