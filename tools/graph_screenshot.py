@@ -1,6 +1,6 @@
 """Regenerate docs/images/graph-view.png: the HTML report's graph view of a real `opdiff demo`
 comparison, as headless Chromium shows it with the advisor's culprit selected (docs/graph-view.md
-and the README show it).
+shows it).
 
     python tools/graph_screenshot.py [--out docs/images/graph-view.png] [--width 1400] [--height 2000]
 

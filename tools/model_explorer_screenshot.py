@@ -1,6 +1,6 @@
 """Regenerate docs/images/model-explorer.png: Model Explorer (the [view] extra) showing the demo's
 fused graph with opdiff's verdict node data, as `opdiff view` serves it on 127.0.0.1 and headless
-Chromium draws it (docs/model-explorer.md and the README show it).
+Chromium draws it (docs/model-explorer.md shows it).
 
     python tools/model_explorer_screenshot.py [--out docs/images/model-explorer.png] [--port 8131]
 

@@ -36,9 +36,9 @@ from tests.support.tf_required import tensorflow_or_skip
 # Blocks that are not run, by (page, language, first line). Adding one is a deliberate act: a
 # forgotten ```bash that became ```device by accident would otherwise silently stop being tested.
 NOT_RUN_BLOCKS = {
-    ("README.md", "device", "python bench/crosscheck_reference_compare.py   # result CSVs row by row, every difference explained"),
-    ("README.md", "slow", "python bench/bench_metrics.py --quick          # throughput of the metric kernels"),
-    ("README.md", "device", "python bench/bench_metrics.py --quick   # on the aarch64 host: GB/s per path (neon, scalar), 1 and 2 threads"),
+    ("docs/benchmarks.md", "device", "python bench/crosscheck_reference_compare.py   # result CSVs row by row, every difference explained"),
+    ("docs/benchmarks.md", "slow", "python bench/bench_metrics.py --quick          # throughput of the metric kernels"),
+    ("docs/benchmarks.md", "device", "python bench/bench_metrics.py --quick   # on the aarch64 host: GB/s per path (neon, scalar), 1 and 2 threads"),
     ("docs/producing-dumps.md", "device", "export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest"),
     ("docs/many-runs.md", "device", "openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 365 -subj /CN=opdiff-cluster-ca"),
     ("docs/many-runs.md", "device", "dask scheduler --protocol tls --host 0.0.0.0 --port 8786 --tls-ca-file ca.pem --tls-cert node.pem --tls-key node.key"),
