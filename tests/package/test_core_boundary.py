@@ -15,15 +15,18 @@ PACKAGE = ROOT / "python" / "opdiff"
 ADAPTERS = {"numerics/core.py", "dumps/core_files.py", "engine/tensor_engine.py"}
 
 
+def _names_the_core(node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name == "opdiff._core" for alias in node.names)
+    if not isinstance(node, ast.ImportFrom):
+        return False
+    if node.level > 0:  # from .. import _core, from .._core import x
+        return (node.module or "").split(".")[-1] == "_core" or any(alias.name == "_core" for alias in node.names)
+    return node.module == "opdiff._core" or (node.module == "opdiff" and any(alias.name == "_core" for alias in node.names))
+
+
 def _imports_the_core(tree: ast.AST) -> Iterator[int]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(alias.name == "opdiff._core" for alias in node.names):
-            yield node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            if node.module == "opdiff._core" or (node.module == "opdiff" and any(a.name == "_core" for a in node.names)):
-                yield node.lineno
-            elif node.level > 0 and (node.module or "").split(".")[0] == "_core":
-                yield node.lineno
+    return (node.lineno for node in ast.walk(tree) if _names_the_core(node))  # type: ignore[attr-defined]
 
 
 def core_importers(package: Path) -> set[str]:
