@@ -29,7 +29,7 @@ class Wrap(Enum):
 
     WHOLE = "whole"  # never: numbers, counts, indices
     WORDS = "words"  # at spaces: prose, "my / golden" pairs, coordinates
-    NAME = "name"  # after "/" and ":" (and at spaces): tensor, op and run names, taken literally
+    NAME = "name"  # after "/" and ":" (and at spaces): tensor, op and run names, and text holding paths; taken literally
 
 
 @dataclass(frozen=True)
@@ -84,28 +84,31 @@ def _range(console: Console, options: ConsoleOptions, column: Column, cells: Seq
 
 
 def share_width(space: int, ranges: Sequence[Measurement]) -> Optional[List[int]]:
-    """Column widths within `space` cells: each column its widest when all fit, else its narrowest
-    plus a share of what is left in proportion to how much wider it could be; None when even the
-    narrowest do not fit.
+    """Column widths within `space` cells: each column its narrowest, and what is left shared evenly
+    among the columns that could be wider, none beyond its widest (so a name that is short of a line
+    by a few cells gets them before a long reason takes the rest); None when even the narrowest do
+    not fit.
 
     >>> share_width(20, [Measurement(5, 5), Measurement(4, 30)])
     [5, 15]
+    >>> share_width(30, [Measurement(8, 12), Measurement(4, 30)])
+    [12, 18]
     >>> share_width(8, [Measurement(5, 5), Measurement(4, 30)]) is None
     True
     """
-    least = sum(r.minimum for r in ranges)
-    if least > space:
+    widths = [r.minimum for r in ranges]
+    spare = space - sum(widths)
+    if spare < 0:
         return None
-    needs = [r.maximum - r.minimum for r in ranges]
-    spare = space - least
-    if sum(needs) <= spare:
-        return [r.maximum for r in ranges]
-    widths = [r.minimum + spare * need // sum(needs) for r, need in zip(ranges, needs)]
-    left = space - sum(widths)  # what the rounding down kept back: one cell each to columns still short
-    for index, r in enumerate(ranges):
-        if left and widths[index] < r.maximum:
-            widths[index] += 1
-            left -= 1
+    short = [k for k, r in enumerate(ranges) if r.maximum > r.minimum]
+    while spare and short:
+        share = max(1, spare // len(short))
+        for k in list(short):
+            grant = min(share, ranges[k].maximum - widths[k], spare)
+            widths[k] += grant
+            spare -= grant
+            if widths[k] == ranges[k].maximum:
+                short.remove(k)
     return widths
 
 

@@ -27,7 +27,7 @@ def _number(value: float) -> str:
 
 _WORST_COLUMNS = (Column("Index", "right"), Column("TensorIndex", wrap=Wrap.NAME), Column("Cosine", "right"),
                   Column("NormRatioErr", "right"), Column("MaxAbsErr", "right"), Column("MaxRelErr", "right"),
-                  Column("Why", wrap=Wrap.WORDS))
+                  Column("Why", wrap=Wrap.NAME))  # a reason names files: its paths break after a "/" too
 
 
 def _worst_table(rows: Sequence[CompareRow]) -> ConsoleTable:
@@ -35,9 +35,9 @@ def _worst_table(rows: Sequence[CompareRow]) -> ConsoleTable:
     for row in rows:
         m = row.metrics
         assert m is not None
-        # Text, not str: a reason is data, not rich markup (a name column takes its cells literally).
+        # The name and the reason are data, not rich markup: name columns take their cells literally.
         table.add_row(str(row.index), row.tensor_index, _number(m.cosine_similarity), _number(m.norm_ratio_error),
-                      _number(m.max_absolute_error), _number(m.max_relative_error), Text(", ".join(row.reasons)))
+                      _number(m.max_absolute_error), _number(m.max_relative_error), ", ".join(row.reasons))
     return table
 
 
