@@ -22,7 +22,7 @@ def simd(request: pytest.FixtureRequest) -> str:
 
 
 # What rich takes when COLUMNS is unset and output is not a terminal. Tests marked cli_output read
-# command output at the caller's width (.ci/run runs them at 60 and 200 columns too); every other
+# command output at the caller's width (.ci/run runs them at 60, 80 and 200 columns too); every other
 # test gets this one, so that no result depends on the terminal the suite runs in.
 FIXED_COLUMNS = "80"
 

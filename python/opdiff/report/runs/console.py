@@ -8,12 +8,17 @@ from typing import List, Optional
 
 from rich.console import Console, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
+from opdiff.report.console_table import Column, ConsoleTable, Wrap
 from opdiff.results.runs_summary import RunsSummary, RunStatus
 
 MOST_FAILING = 10
+_FAILING_COLUMNS = (Column("run", wrap=Wrap.NAME), Column("failing", "right"), Column("compared", "right"),
+                    Column("first failing op", wrap=Wrap.NAME), Column("tensor", wrap=Wrap.NAME))
+_MOST_FAILING_COLUMNS = (Column("tensor", wrap=Wrap.NAME), Column("runs failing", "right"),
+                         Column("first failure in", wrap=Wrap.NAME), Column("worst", "right"), Column("median", "right"),
+                         Column("best", "right"))
 
 
 def _number(value: float) -> str:
@@ -34,13 +39,10 @@ def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
     if summary.mapped:
         out.append(f"  {len(summary.mapped)} runs mapped (-map): each run's {{run}}_mapping_{{time}}.csv lists its pairs of files")
     if failing:
-        table = Table(title="failing runs and where each first breaks", title_justify="left")
-        for column in ("run", "failing", "compared", "first failing op", "tensor"):
-            table.add_column(column, justify="right" if column in ("failing", "compared") else "left", overflow="fold")
+        table = ConsoleTable("failing runs and where each first breaks", _FAILING_COLUMNS)
         for run in failing:
             first = run.first_failure
-            table.add_row(Text(run.label), str(run.failed), str(run.compared), Text(first.op if first else ""),
-                          Text(first.tensor if first else ""))
+            table.add_row(run.label, str(run.failed), str(run.compared), first.op if first else "", first.tensor if first else "")
         out.append(table)
     elif not summary.mapped:
         out.append("[green]every compared run meets the verdict[/]" if compared else "[yellow]no run was compared[/]")
@@ -50,14 +52,11 @@ def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
     worst = sorted((t for t in summary.tensors if t.failing_runs), key=lambda t: -len(t.failing_runs))[:MOST_FAILING]
     if worst:
         metric = summary.metrics[0]
-        table = Table(title=f"tensors failing in most runs ({metric} worst / median / best)", title_justify="left")
-        for column in ("tensor", "runs failing", "first failure in", "worst", "median", "best"):
-            table.add_column(column, justify="left" if column in ("tensor", "first failure in") else "right", overflow="fold")
+        table = ConsoleTable(f"tensors failing in most runs ({metric} worst / median / best)", _MOST_FAILING_COLUMNS)
         for tensor in worst:
             spread = tensor.spreads[0]
-            table.add_row(Text(tensor.tensor), f"{len(tensor.failing_runs)}/{len(tensor.cells)}",
-                          Text(", ".join(tensor.first_failure_in)), _number(spread.worst), _number(spread.median),
-                          _number(spread.best))
+            table.add_row(tensor.tensor, f"{len(tensor.failing_runs)}/{len(tensor.cells)}", ", ".join(tensor.first_failure_in),
+                          _number(spread.worst), _number(spread.median), _number(spread.best))
         out.append(table)
     if summary.path is not None:
         out.append(Text(f"summary: {summary.path}"))

@@ -3,38 +3,63 @@
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
 
-from rich.console import Console
-from rich.table import Table
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
 
+from opdiff.report.console_table import Column, ConsoleTable, Wrap
 from opdiff.results.single_op import ElementError, Histogram, SingleOpDetail
+
+_BAR_CELLS = (10, 40)  # the shortest and the longest a histogram's biggest bar is drawn
 
 
 def _number(value: float) -> str:
     return f"{value:.6f}" if math.isfinite(value) else "-"
 
 
-def _top_table(title: str, detail: SingleOpDetail, elements: Sequence[ElementError]) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in ("Index", detail.axes, "NPUDump", "GroundTruth", "AbsoluteError", "RelativeError"):
-        table.add_column(column, justify="left" if column == detail.axes else "right")
+def _top_table(title: str, detail: SingleOpDetail, elements: Sequence[ElementError]) -> ConsoleTable:
+    columns = [Column("Index", "right"), Column(detail.axes, wrap=Wrap.WORDS),
+               *(Column(header, "right") for header in ("NPUDump", "GroundTruth", "AbsoluteError", "RelativeError"))]
+    table = ConsoleTable(title, columns)
     for e in elements:
         table.add_row(str(e.flat), " ".join(str(c) for c in e.coords), _number(e.my), _number(e.golden), _number(e.absolute),
                       _number(e.relative))
     return table
 
 
-def _histogram_table(title: str, histogram: Histogram, width: int = 40) -> Table:
-    table = Table(title=title, title_justify="left", show_edge=False)
-    table.add_column("error", justify="right")
-    table.add_column("elements", justify="right")
-    table.add_column("")
+@dataclass(frozen=True)
+class _Bar:
+    """A histogram bar as long as its share of the biggest count, scaled to the cells its column
+    gets (from 10 to 40): a narrow terminal shortens every bar alike instead of cutting the longest."""
+
+    count: int
+    biggest: int
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(_BAR_CELLS), max(_BAR_CELLS))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        cells = max(1 if self.count else 0, round(options.max_width * self.count / self.biggest))
+        yield Text("█" * cells, style="cyan")
+
+
+def _histogram_table(title: str, histogram: Histogram) -> ConsoleTable:
+    table = ConsoleTable(title, (Column("error", "right"), Column("elements", "right"), Column("")), show_edge=False)
     biggest = max(histogram.counts) or 1
     for label, count in zip(histogram.labels, histogram.counts):
-        bar = "█" * max(1 if count else 0, round(width * count / biggest))
-        table.add_row(label, str(count), f"[cyan]{bar}[/]")
+        table.add_row(Text(label), str(count), _Bar(count, biggest))
     return table
+
+
+def single_op_tables(detail: SingleOpDetail) -> List[ConsoleTable]:
+    """The top-N tables and the histograms, in the order they print."""
+    return [_top_table(f"top {len(detail.top_absolute)} by absolute error", detail, detail.top_absolute),
+            _top_table(f"top {len(detail.top_relative)} by relative error", detail, detail.top_relative),
+            _histogram_table("absolute error histogram", detail.absolute_histogram),
+            _histogram_table("relative error histogram", detail.relative_histogram)]
 
 
 def print_single_op(detail: SingleOpDetail, console: Optional[Console] = None) -> None:
@@ -47,7 +72,5 @@ def print_single_op(detail: SingleOpDetail, console: Optional[Console] = None) -
     if detail.nonfinite_relative:
         console.print(f"  [yellow]{detail.nonfinite_relative} elements have a NaN/Inf relative error (golden 0 or NaN): "
                       "ranked as 0, shown as -[/]")
-    console.print(_top_table(f"top {len(detail.top_absolute)} by absolute error", detail, detail.top_absolute))
-    console.print(_top_table(f"top {len(detail.top_relative)} by relative error", detail, detail.top_relative))
-    console.print(_histogram_table("absolute error histogram", detail.absolute_histogram))
-    console.print(_histogram_table("relative error histogram", detail.relative_histogram))
+    for table in single_op_tables(detail):
+        console.print(table)

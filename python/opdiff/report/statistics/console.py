@@ -7,10 +7,10 @@ from typing import List, Optional, Sequence
 
 from rich.console import Console, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from opdiff.report.console_skeleton import ConsoleSections, console_skeleton
+from opdiff.report.console_table import Column, ConsoleTable, Wrap
 from opdiff.results.statistics_report import StatisticsReport
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
@@ -20,14 +20,16 @@ def _g(value: float) -> str:
     return f"{value:.6g}"
 
 
-def _worst_table(rows: Sequence[StatisticsRow]) -> Table:
-    table = Table(title="tensors whose statistics moved most (difference / golden magnitude)", title_justify="left")
-    for column in ("Index", "TensorIndex", "Max my/golden", "Min my/golden", "Mean my/golden", "NormDiff"):
-        table.add_column(column, justify="right" if column in ("Index", "NormDiff") else "left", overflow="fold")
+_WORST_COLUMNS = (Column("Index", "right"), Column("TensorIndex", wrap=Wrap.NAME), Column("Max my/golden", wrap=Wrap.WORDS),
+                  Column("Min my/golden", wrap=Wrap.WORDS), Column("Mean my/golden", wrap=Wrap.WORDS), Column("NormDiff", "right"))
+
+
+def _worst_table(rows: Sequence[StatisticsRow]) -> ConsoleTable:
+    table = ConsoleTable("tensors whose statistics moved most (difference / golden magnitude)", _WORST_COLUMNS)
     for row in rows:
         my, golden, d = row.my, row.golden, row.differences
         assert my is not None and golden is not None and d is not None
-        table.add_row(str(row.index), Text(row.tensor_index), f"{_g(my.max)} / {_g(golden.max)}", f"{_g(my.min)} / {_g(golden.min)}",
+        table.add_row(str(row.index), row.tensor_index, f"{_g(my.max)} / {_g(golden.max)}", f"{_g(my.min)} / {_g(golden.min)}",
                       f"{_g(my.mean)} / {_g(golden.mean)}", _g(max(d.max_norm, d.min_norm, d.mean_norm)))
     return table
 

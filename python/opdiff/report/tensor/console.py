@@ -8,10 +8,10 @@ from typing import List, Optional, Sequence
 
 from rich.console import Console, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from opdiff.report.console_skeleton import ConsoleSections, console_skeleton
+from opdiff.report.console_table import Column, ConsoleTable, Wrap
 from opdiff.results.findings import Finding, FindingKind
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
@@ -25,18 +25,19 @@ def _number(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.6f}"
 
 
-def _worst_table(rows: Sequence[CompareRow]) -> Table:
-    table = Table(title="worst tensors (failing first, then lowest cosine)", title_justify="left")
-    for column in ("Index", "TensorIndex", "Cosine", "NormRatioErr", "MaxAbsErr", "MaxRelErr", "Why"):
-        table.add_column(column, justify="left" if column in ("TensorIndex", "Why") else "right",
-                         overflow="fold")
+_WORST_COLUMNS = (Column("Index", "right"), Column("TensorIndex", wrap=Wrap.NAME), Column("Cosine", "right"),
+                  Column("NormRatioErr", "right"), Column("MaxAbsErr", "right"), Column("MaxRelErr", "right"),
+                  Column("Why", wrap=Wrap.NAME))  # a reason names files: its paths break after a "/" too
+
+
+def _worst_table(rows: Sequence[CompareRow]) -> ConsoleTable:
+    table = ConsoleTable("worst tensors (failing first, then lowest cosine)", _WORST_COLUMNS)
     for row in rows:
         m = row.metrics
         assert m is not None
-        # Text, not str: a tensor name such as "a[1]" is data, not rich markup.
-        table.add_row(str(row.index), Text(row.tensor_index), _number(m.cosine_similarity), _number(m.norm_ratio_error),
-                      _number(m.max_absolute_error),
-                      _number(m.max_relative_error), Text(", ".join(row.reasons)))
+        # The name and the reason are data, not rich markup: name columns take their cells literally.
+        table.add_row(str(row.index), row.tensor_index, _number(m.cosine_similarity), _number(m.norm_ratio_error),
+                      _number(m.max_absolute_error), _number(m.max_relative_error), ", ".join(row.reasons))
     return table
 
 
