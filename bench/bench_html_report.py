@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests pac
 
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.tensor.html_writer import write_html_report
-from opdiff.testing.large_graph_report import large_graph_report
-from opdiff.testing.large_report import large_report
 from tests.support.chromium import dump_dom, find_chromium, screenshot
+from tests.support.large_graph_report import large_graph_report
+from tests.support.large_report import large_report
 
 
 def _shot_seconds(page: Path, folder: Path) -> float:

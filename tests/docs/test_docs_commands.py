@@ -1,7 +1,7 @@
 """Every command of README.md and docs/**/*.md runs, in page order, and exits as the page says.
 
 Each page runs in a fresh folder holding `model.om` (the demo network's offline model, written by
-opdiff.testing: it stands for the .om that atc builds on the Ascend side); the page makes every
+opdiff.graph.om.writer: it stands for the .om that atc builds on the Ascend side); the page makes every
 other input itself (`opdiff demo --dir demo`, `opdiff dump-onnx ...`). The conventions for doc
 writers are in docs/README.md and tests/support/doc_blocks.py.
 """
@@ -71,7 +71,7 @@ README_TEST_COMMAND = 'pip install ".[test]" && python -m pytest tests'
 def page_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """What every page finds in its folder: model.om, the demo network's offline model."""
     from opdiff.demo.report import write_case
-    from opdiff.testing.om_writer import write_fusion_map_om
+    from opdiff.graph.om.writer import write_fusion_map_om
 
     folder = tmp_path_factory.mktemp("doc-inputs")
     case = write_case(tmp_path_factory.mktemp("demo-rule"), seed=0, fault="block2/conv1", fault_scale=1.5)

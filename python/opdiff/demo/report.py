@@ -24,7 +24,23 @@ from opdiff.results.tensor_report import Report
 
 
 def write_case(folder: Path, seed: int, fault: str, fault_scale: float) -> Dict[str, Path]:
-    """golden/ (.npy per framework op), npu/ (Ascend dumps per NPU op) and model.json."""
+    """golden/ (.npy per framework op), npu/ (Ascend dumps per NPU op) and model.json.
+
+    Compared, the case gives a Report that shows itself in a notebook and on the console:
+
+    >>> import io, tempfile
+    >>> from rich.console import Console
+    >>> case = write_case(Path(tempfile.mkdtemp()), seed=0, fault="block2/conv1", fault_scale=1.5)
+    >>> report = opdiff.compare(case["npu"], case["golden"], fusion_rule=case["rule"])
+    >>> report.first_failure().op_type, report.verdict().fails(report.first_failure())
+    ('Conv2D', True)
+    >>> "first failing tensor in execution order" in report._repr_html_()
+    True
+    >>> console = Console(record=True, width=120, file=io.StringIO())
+    >>> console.print(report)
+    >>> "opdiff compare (npu vs golden (fusion rule))" in console.export_text()
+    True
+    """
     ops = build_network(seed)
     if fault not in {op.name for op in ops}:
         raise ValueError(f"no op named {fault!r} in the demo network")
