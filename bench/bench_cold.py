@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 from rich.console import Console
 from rich.table import Table
 from side_by_side.bench_data import CASE_B, DataSet, each_data_set, llm_case

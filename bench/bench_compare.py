@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 from rich.console import Console
 from rich.table import Table
 from side_by_side.bench_data import CASE_A, CASE_B, DataSet, each_data_set, llm_case, write_fusion_set

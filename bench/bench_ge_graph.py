@@ -56,8 +56,8 @@ def write_blob(out: BinaryIO, size: int, block: bytes) -> None:
 
 
 def build_model(ops: int):  # -> ge.ModelDef
+    from opdiff.graph.model_def_builder import model_def, op_def, output_desc
     from opdiff.graph.proto import ge_ir_pb2 as ge
-    from opdiff.testing.model_defs import model_def, op_def, output_desc
 
     defs = [op_def("input", "Data", original_names=["input"],
                    output_descs=[output_desc("input", 0, origin_format="NCHW", ge_origin_format="NCHW", origin_shape=[1, 3, 224, 224])])]
@@ -77,7 +77,7 @@ def build_model(ops: int):  # -> ge.ModelDef
 
 def generate(path: Path, form: str, megabytes: float, ops: int) -> Tuple[int, int]:
     """Writes the dump; returns (bytes, blob lines)."""
-    from opdiff.testing.ge_graph_dumps import ge_onnx_text, ge_proto_text
+    from opdiff.graph.ge.writer import ge_onnx_text, ge_proto_text
 
     model = build_model(ops)
     text = (ge_onnx_text(model) if form == "onnx" else ge_proto_text(model)).encode()

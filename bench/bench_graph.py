@@ -24,11 +24,13 @@ from typing import Callable, List
 from rich.console import Console
 from rich.table import Table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 from opdiff.graph import read_graph
+from opdiff.graph.model_def_builder import model_def, op_def, output_desc
+from opdiff.graph.om.writer import MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, WEIGHTS_DATA, write_om
 from opdiff.graph.proto import ge_ir_pb2 as ge
-from opdiff.testing.attr_compressor import compress
-from opdiff.testing.model_defs import model_def, op_def, output_desc
-from opdiff.testing.om_writer import MODEL_DEF, MODEL_INOUT_INFO, TASK_INFO, WEIGHTS_DATA, write_om
+from tests.support.attr_compressor import compress
 
 TARGET_SECONDS = 2.0
 

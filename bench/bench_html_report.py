@@ -10,7 +10,7 @@ for big pages). A second wall time takes a screenshot instead (load, render, pai
 serialised), and beside it the same minus a blank page's: what the report itself costs to open. The target of issue 6: a 20,000-row report
 opens in under 3 s and stays under 10 MB.
 
-The graph table (issue 26): a report whose comparison has a graph of N ops (opdiff.testing.
+The graph table (issue 26): a report whose comparison has a graph of N ops (tests.support.
 large_graph_report: "/" scopes three deep, one culprit), its size, and in headless Chromium the
 time from navigation start until the graph is laid out and drawn, as it first opens (scopes
 folded) and with every scope unfolded (#graph=unfolded: the full layout), with dagre's share
@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests pac
 
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.tensor.html_writer import write_html_report
-from opdiff.testing.large_graph_report import large_graph_report
-from opdiff.testing.large_report import large_report
 from tests.support.chromium import dump_dom, find_chromium, screenshot
+from tests.support.large_graph_report import large_graph_report
+from tests.support.large_report import large_report
 
 
 def _shot_seconds(page: Path, folder: Path) -> float:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import subprocess
 import sys
@@ -27,8 +26,9 @@ from rich.table import Table
 from side_by_side.isolation_cost import isolation_cost
 
 import opdiff
+from opdiff.graph.json_export import write_atc_json
+from opdiff.graph.rule_builder import RuleOp, RuleOutput, fusion_rule
 from opdiff.producers.tf.support import require_tensorflow
-from opdiff.testing.rule_json import Output, RuleOp, rule
 
 WIDTH = 64
 DEVICE_TIMESTAMP = 1_700_000_000_000_000
@@ -63,12 +63,12 @@ def write_case(length: int, folder: Path) -> None:
     with tf.compat.v1.Session(graph=graph) as session:
         values: Dict[str, np.ndarray] = dict(zip(names, session.run([f"{n}:0" for n in names], {"x:0": x})))
     (folder / "device").mkdir()
-    ops = [RuleOp("x", "Data", 0, [], ["x"], [Output("x", 0, [1, WIDTH])])]
+    ops = [RuleOp("x", "Data", 0, [], ["x"], [RuleOutput("x", 0, [1, WIDTH])])]
     for k, (previous, name) in enumerate(itertools.pairwise(names), 1):
-        ops.append(RuleOp(name, "Elementwise", k, [f"{previous}:0"], [name], [Output(name, 0, [1, WIDTH])]))
+        ops.append(RuleOp(name, "Elementwise", k, [f"{previous}:0"], [name], [RuleOutput(name, 0, [1, WIDTH])]))
         opdiff.write_dump(folder / "device" / f"Elementwise.{name}.{k}.0.{DEVICE_TIMESTAMP + k}", name,
                           inputs=[values[previous].astype(np.float16)], outputs=[values[name].astype(np.float16)])
-    (folder / "rule.json").write_text(json.dumps(rule(ops)))
+    write_atc_json(fusion_rule(ops), folder / "rule.json")
     subprocess.run([sys.executable, "-m", "opdiff", "dump-tf", str(folder / "net.pb"), "--input", f"x={folder / 'x.npy'}",
                     "-o", str(folder / "golden")], check=True, stdout=subprocess.DEVNULL)
 

@@ -1,5 +1,5 @@
 """Compare over an NPU step folder of many files (issue 8), phase by phase, with a cProfile of the
-whole run. The folder is opdiff.testing.many_files: a 2,000-op chain model with golden .npy
+whole run. The folder is tests.support.many_files: a 2,000-op chain model with golden .npy
 partners, older iterations, foreign ops and junk names, 100,000 files in all.
 
     python bench/bench_many_files.py [--files 100000] [--ops 2000] [--top 25]
@@ -12,6 +12,7 @@ import cProfile
 import io
 import os
 import pstats
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,10 +20,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 import opdiff
 from opdiff.dumps.discovery import find_leaves, index_folder
 from opdiff.match.planning import plan
-from opdiff.testing.many_files import write_many_files
+from tests.support.many_files import write_many_files
 
 
 def timed(label: str, rows: list, action):

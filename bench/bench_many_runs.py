@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests pac
 from opdiff.engine.options import CompareOptions
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.cluster import ClusterExecutor
-from opdiff.testing.dump_tree import DumpTree, Fault, write_dump_tree
+from tests.support.dump_tree import DumpTree, Fault, write_dump_tree
 from tests.support.local_cluster import local_cluster
 from tests.support.own_peak import with_own_peak
 

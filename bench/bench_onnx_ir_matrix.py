@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the tests package's helpers (the workers too), run from anywhere
 CONVERTERS = ("opdiff", "ort", "occ")
 FP16_SHARE_FLOOR = 0.9
 

@@ -14,6 +14,7 @@ no golden), and over those compared tensors the CosineSimilarity and the norm ra
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from typing import List, Optional
 
 from rich.console import Console
 from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
 
 import opdiff
 from opdiff.producers import DumpOptions, OutputKind, dump_onnx

@@ -13,12 +13,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))  # the tests package's helpers, run from anywhere
 
 from side_by_side.reference import ReferenceTool
 
 import opdiff
 from opdiff.graph import write_atc_json
-from opdiff.testing.graph_dumps import write_graph_dumps
+from tests.support.graph_dumps import write_graph_dumps
 
 SAMPLES = sorted((pathlib.Path(__file__).parent.parent / "tests" / "data" / "atc-json").glob("*.json"))
 

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Dict, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
 
 from side_by_side.csv_diff import Agreement, diff_csvs
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool
 
-from opdiff.testing.dump_tree import Fault, write_dump_tree
+from tests.support.dump_tree import Fault, write_dump_tree
 
 TIMEOUT = 600
 

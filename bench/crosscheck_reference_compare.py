@@ -5,11 +5,11 @@ within 1e-4 relative, or the same non-numeric token; every other cell identical)
     bench/reference_tool/build.sh            # once: the libascend_dump_parser.so stand-in
     python bench/crosscheck_reference_compare.py [--reference-venv /work/venv-ref] [--keep DIR]
 
-Cases (opdiff/testing/side_by_side_cases.py): NPU vs golden through a generated fusion rule (run with no
+Cases (tests/support/side_by_side_cases.py): NPU vs golden through a generated fusion rule (run with no
 extra flag, -overflow_detection, -alg 0 1 4 and -s), NPU vs NPU by op name, the two real atc
 JSON samples of tests/data/atc-json with dumps generated to match them, and the differences found
 on TensorFlow-converted models (groups of several NPU ops, dumps whose original shape or origin
-format is not the golden's; opdiff.testing.difference_cases). Every difference is listed
+format is not the golden's; tests.support.difference_cases). Every difference is listed
 with its explanation (bench/side_by_side/explanations.py); exit code 1 when an unexplained
 difference remains.
 """
@@ -26,12 +26,15 @@ from typing import List, Mapping, Tuple
 
 from rich.console import Console
 from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
+
 from side_by_side.csv_diff import Agreement, CsvDiff, diff_csvs
 from side_by_side.explanations import explain, explain_row
 from side_by_side.measure import run_measured
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
 
-from opdiff.testing.side_by_side_cases import Case, all_cases, difference_cases
+from tests.support.side_by_side_cases import Case, all_cases, difference_cases
 
 ATC_SAMPLES = sorted((Path(__file__).resolve().parents[1] / "tests" / "data" / "atc-json").glob("*.json"))
 

@@ -33,13 +33,9 @@ from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.graph import GraphFormatError
 from opdiff.graph.ge.text import parse_text
 from opdiff.graph.ge.text_form import TextForm, text_form_of
-from opdiff.graph.proto import ge_ir_pb2 as ge
-from opdiff.graph.proto import ge_onnx_pb2 as gx
-from opdiff.graph.read import read_graph_file
-from opdiff.testing.attr_compressor import compress
-from opdiff.testing.ge_graph_dumps import ge_onnx_text, ge_proto_text, training_model_def
-from opdiff.testing.model_defs import model_def, op_def, output_desc, simple_model_def
-from opdiff.testing.om_writer import (
+from opdiff.graph.ge.writer import ge_onnx_text, ge_proto_text
+from opdiff.graph.model_def_builder import model_def, op_def, output_desc, simple_model_def
+from opdiff.graph.om.writer import (
     MODEL_DEF,
     MODEL_INOUT_INFO,
     TASK_INFO,
@@ -49,11 +45,18 @@ from opdiff.testing.om_writer import (
     om_bytes,
     write_om2,
 )
+from opdiff.graph.proto import ge_ir_pb2 as ge
+from opdiff.graph.proto import ge_onnx_pb2 as gx
+from opdiff.graph.read import read_graph_file
 
 _BENCH = Path(__file__).resolve().parent.parent
-if str(_BENCH) not in sys.path:
-    sys.path.insert(0, str(_BENCH))
+for _folder in (_BENCH, _BENCH.parent):  # bench/fuzz_dumps.py; the tests package's helpers, run from anywhere
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 import fuzz_dumps  # noqa: E402  (bench/fuzz_dumps.py: dump seeds and the read-everything check)
+
+from tests.support.attr_compressor import compress  # noqa: E402
+from tests.support.ge_training_model import training_model_def  # noqa: E402
 
 NPY_MAGIC = b"\x93NUMPY"
 

@@ -6,7 +6,6 @@ what matters, and the noise is still independent of the golden values."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ from rich.console import Console
 
 from opdiff.dumps import Tensor, write_dump
 from opdiff.dumps.writer import save_npy
-from opdiff.testing.rule_json import Output, RuleOp, rule
+from opdiff.graph.json_export import write_atc_json
+from opdiff.graph.rule_builder import RuleOp, RuleOutput, fusion_rule
 
 TS = 1700000000000000
 C = 16  # channels of NC1HWC0 tensors: one C1 block, so stored and logical element counts agree
@@ -87,12 +87,12 @@ def write_fusion_set(root: Path, name: str, sizes: Sequence[int], *, nc1hwc0_eve
         feeds = previous[0] and with_inputs and previous[2] == elements
         inputs = [previous[1]] if feeds else []
         write_dump(my / f"Op.{op_name}.{k + 1}.1.{TS + k + 1}", op_name, inputs=inputs, outputs=[tensor])
-        ops.append(RuleOp(op_name, "Op", k, [f"{previous[0]}:0"] if feeds else [], originals, [Output(origin, 0, shape, fmt)]))
+        ops.append(RuleOp(op_name, "Op", k, [f"{previous[0]}:0"] if feeds else [], originals, [RuleOutput(origin, 0, shape, fmt)]))
         dump_bytes += (my / f"Op.{op_name}.{k + 1}.1.{TS + k + 1}").stat().st_size
         golden_bytes += golden_value.nbytes + 128
         tensors += 1 + len(inputs)
         previous = (op_name, tensor, elements)
-    (root / "rule.json").write_text(json.dumps(rule(ops)))
+    write_atc_json(fusion_rule(ops), root / "rule.json")
     return DataSet(name, my, golden, root / "rule.json", tensors, dump_bytes, golden_bytes)
 
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Iterable, List, Sequence
 
-from opdiff.testing.page_cache import drop_from_cache
+from tests.support.page_cache import drop_from_cache
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)

@@ -6,11 +6,11 @@ import pytest
 
 import opdiff
 from opdiff.graph import write_atc_json
-from opdiff.testing.attr_compressor import compress
-from opdiff.testing.graph_dumps import write_graph_dumps
-from opdiff.testing.model_defs import model_def_from_fusion_map
-from opdiff.testing.om_writer import MODEL_DEF, write_om
+from opdiff.graph.model_def_builder import model_def_from_fusion_map
+from opdiff.graph.om.writer import MODEL_DEF, write_om
 from tests.support import paths
+from tests.support.attr_compressor import compress
+from tests.support.graph_dumps import write_graph_dumps
 
 SAMPLES = sorted((paths.DATA / "atc-json").glob("*.json"))
 

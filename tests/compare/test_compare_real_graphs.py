@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 import opdiff
-from opdiff.testing.graph_dumps import write_graph_dumps
 from tests.support import paths
+from tests.support.graph_dumps import write_graph_dumps
 
 SAMPLES = sorted((paths.DATA / "atc-json").glob("*.json"))
 

@@ -112,7 +112,7 @@ def test_npu_against_npu_in_different_shapes_is_compared_flat_with_a_note(tmp_pa
 
 
 def test_opdebug_records_are_not_compared_as_ops(tmp_path):
-    from opdiff.testing.opdebug import core_entry, write_opdebug_dump
+    from opdiff.dumps.opdebug_writer import core_entry, write_opdebug_dump
 
     value = np.ones(8, np.float32)
     for side in ("a", "b"):

@@ -1,13 +1,12 @@
 """The differences found on TensorFlow-converted models, fixed (docs/compare-differences.md): groups
 of several NPU ops written as the reference writes them, tensors decoded from their dump's own
 original shape and origin format, and the refusal of a quantized model's dumps against a float
-golden without -q. Cases by opdiff.testing.difference_cases; the rows of groups and of the
+golden without -q. Cases by tests.support.difference_cases; the rows of groups and of the
 flattening TransData are those the reference wrote for the same files (run as a black box,
 bench/crosscheck_reference_compare.py), the others are checked against the golden's own values."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,9 +17,10 @@ import pytest
 import opdiff
 from opdiff.dumps import Tensor, write_dump
 from opdiff.engine.options import CompareOptions
-from opdiff.testing.difference_cases import DifferenceCase, decoded, group_case, layout_case
-from opdiff.testing.rule_json import Output, RuleOp, rule
+from opdiff.graph.json_export import write_atc_json
+from opdiff.graph.rule_builder import RuleOp, RuleOutput, fusion_rule
 from tests.support.child_env import child_env
+from tests.support.difference_cases import DifferenceCase, decoded, group_case, layout_case
 
 
 def compared_rows(case: DifferenceCase) -> list:
@@ -128,7 +128,7 @@ def quantized_against_float(tmp_path: Path) -> DifferenceCase:
     np.save(golden / "fc.0.1700000000000000.npy", x)
     write_dump(npu / "MatMulV2.fc_dequant_layer.1.1.1700000000000001", "fc_dequant_layer", outputs=[Tensor(x, dtype="float16")])
     path = tmp_path / "rule.json"
-    path.write_text(json.dumps(rule([RuleOp("fc_dequant_layer", "MatMulV2", 0, [], ["fc"], [Output("fc", 0, [2, 8])])])))
+    write_atc_json(fusion_rule([RuleOp("fc_dequant_layer", "MatMulV2", 0, [], ["fc"], [RuleOutput("fc", 0, [2, 8])])]), path)
     return DifferenceCase(npu, golden, path)
 
 

@@ -16,8 +16,8 @@ import pytest
 
 import opdiff
 from opdiff import _core
-from opdiff.testing.page_cache import drop_from_cache
 from tests.compare.test_engine_scheduling import npu_sides
+from tests.support.page_cache import drop_from_cache
 
 MIB = 1 << 20
 

@@ -81,8 +81,8 @@ def test_cli_table_summary_file_and_exit_codes(folder: Path, tmp_path: Path) -> 
 # --- Opdebug records (docs/reference/reference-tool.md §6.5) merged with the tensor scan -------
 
 from opdiff.dumps.opdebug import AccType  # noqa: E402
+from opdiff.dumps.opdebug_writer import aicpu_entry, core_entry, old_entries, sdma_entry, write_opdebug_dump  # noqa: E402
 from opdiff.engine.overflow_scan import Source  # noqa: E402
-from opdiff.testing.opdebug import aicpu_entry, core_entry, old_entries, sdma_entry, write_opdebug_dump  # noqa: E402
 
 T0 = 1700000000000000
 

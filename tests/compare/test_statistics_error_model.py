@@ -1,6 +1,6 @@
 """One error model for both verdicts (issue 24, item 4): the statistics verdict takes its limits from
 the tensor verdict's precision rows (opdiff.numerics.precision, opdiff.numerics.statistics_limits).
-On the generated clean-noise network (opdiff.testing.noise_network) nothing fails under either
+On the generated clean-noise network (tests.support.noise_network) nothing fails under either
 verdict, in every layout and data type; a x1.6 fault from op k fails first at op k, statistics
 against statistics and against the golden; and, as a property, a tensor that passes the tensor
 verdict passes the statistics verdict too."""
@@ -27,7 +27,7 @@ from opdiff.results.statistics_rows import StatisticsDifferences, StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import PrecisionVerdict
-from opdiff.testing.noise_network import NoiseCase, write_noise_case
+from tests.support.noise_network import NoiseCase, write_noise_case
 
 CASES = [(layout, dtype) for layout in LAYOUTS for dtype in DTYPES]
 OPS = 30

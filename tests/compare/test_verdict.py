@@ -22,8 +22,8 @@ from opdiff.numerics.precision import BF16_VS_FP32, FP8_VS_FLOAT, FP16_VS_FP32, 
 from opdiff.results.findings import FindingKind
 from opdiff.results.rows import CompareRow, TensorId
 from opdiff.results.verdict import PrecisionVerdict, Threshold, ThresholdVerdict
-from opdiff.testing.verdict_network import TINY_BRANCH, Fault, FaultKind, Precision, write_verdict_case
 from tests.support.child_env import child_env
+from tests.support.verdict_network import TINY_BRANCH, Fault, FaultKind, Precision, write_verdict_case
 
 FAULT_OP = 12
 SIDES = ("golden", "npu")

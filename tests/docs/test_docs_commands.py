@@ -1,9 +1,9 @@
 """Every command of README.md and docs/**/*.md runs, in page order, and exits as the page says.
 
-Each page runs in a fresh folder holding `model.om` (the demo network's offline model, written by
-opdiff.testing: it stands for the .om that atc builds on the Ascend side); the page makes every
-other input itself (`opdiff demo --dir demo`, `opdiff dump-onnx ...`). The conventions for doc
-writers are in docs/README.md and tests/support/doc_blocks.py.
+Each page runs in an empty folder of its own: it makes every input itself, as a reader following it
+does (`opdiff demo --dir demo` writes the demo's dumps, its fusion rule and its `model.om`;
+`opdiff dump-onnx ...`), so a command that needs a file no earlier block made fails the page. The
+conventions for doc writers are in docs/README.md and tests/support/doc_blocks.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,6 @@ from typing import List, Optional, Tuple
 
 import pytest
 
-import opdiff
 from tests.support.doc_blocks import (
     NOT_RUN_LANGUAGES,
     PYTHON_LANGUAGES,
@@ -67,18 +65,6 @@ PAGE_TIMEOUT_S = 240
 README_TEST_COMMAND = 'pip install ".[test]" && python -m pytest tests'
 
 
-@pytest.fixture(scope="session")
-def page_inputs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """What every page finds in its folder: model.om, the demo network's offline model."""
-    from opdiff.demo.report import write_case
-    from opdiff.testing.om_writer import write_fusion_map_om
-
-    folder = tmp_path_factory.mktemp("doc-inputs")
-    case = write_case(tmp_path_factory.mktemp("demo-rule"), seed=0, fault="block2/conv1", fault_scale=1.5)
-    write_fusion_map_om(folder / "model.om", opdiff.read_graph(case["rule"]))
-    return folder
-
-
 def runnable(command: Command) -> Optional[str]:
     """What the suite runs of a command: `pip install X && rest` runs `rest` only (the suite does
     not re-install itself, and never runs itself: README's test command is checked against .ci/run)."""
@@ -108,6 +94,13 @@ def page_steps(path: Path, logs: Path, only_needing: str = "") -> List[Tuple[Com
             script.write_text("\n".join(block.body) + "\n", encoding="utf-8")
             steps.append((Command(block.page, block.line, f"```python block at line {block.line}", 0), None if missing else f"python '{script}'"))
     return steps
+
+
+def run_page_in_empty_folder(path: Path, tmp_path: Path, only_needing: str = "") -> List[str]:
+    """`run_page` in a new, empty folder under `tmp_path`: nothing but what the page's own blocks make."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return run_page(path, folder, only_needing)
 
 
 def run_page(path: Path, folder: Path, only_needing: str = "") -> List[str]:
@@ -141,14 +134,12 @@ def run_page(path: Path, folder: Path, only_needing: str = "") -> List[str]:
 
 
 @pytest.mark.parametrize("path", doc_pages(), ids=page_name)
-def test_page_commands_run(path: Path, page_inputs: Path, tmp_path: Path) -> None:
+def test_page_commands_run(path: Path, tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     for token, module in OPTIONAL_MODULES.items():
         if token in text and importlib.util.find_spec(module) is None:
             pytest.skip(f"{page_name(path)} uses {token}, which needs {module} (pip install \".[test]\")")
-    folder = tmp_path / "work"
-    shutil.copytree(page_inputs, folder)
-    failures = run_page(path, folder)
+    failures = run_page_in_empty_folder(path, tmp_path)
     assert not failures, "\n\n".join(failures)
 
 
@@ -157,13 +148,11 @@ TENSORFLOW_PAGES = [path for path in doc_pages() if any(block.needs == "tensorfl
 
 @pytest.mark.tf
 @pytest.mark.parametrize("path", TENSORFLOW_PAGES, ids=page_name)
-def test_the_blocks_that_need_tensorflow_run(path: Path, page_inputs: Path, tmp_path: Path) -> None:
+def test_the_blocks_that_need_tensorflow_run(path: Path, tmp_path: Path) -> None:
     """Where tensorflow imports (.ci/run: the venv tools/tf_env.py builds), a page's `# needs: tensorflow`
-    blocks run on their own, in page order, in a fresh folder: such a section makes its own inputs."""
+    blocks run on their own, in page order, in an empty folder: such a section makes its own inputs."""
     tensorflow_or_skip()
-    folder = tmp_path / "work"
-    shutil.copytree(page_inputs, folder)
-    failures = run_page(path, folder, only_needing="tensorflow")
+    failures = run_page_in_empty_folder(path, tmp_path, only_needing="tensorflow")
     assert not failures, "\n\n".join(failures)
 
 
@@ -208,6 +197,15 @@ def test_extras_named_in_pip_commands_exist() -> None:
     for path in doc_pages():
         for name in re.findall(r"pip3? install [^\n`]*?(?:opdiff|\.)\[([A-Za-z0-9_,-]+)\]", path.read_text()):
             assert set(name.split(",")) <= extras, f"{page_name(path)} installs unknown extras [{name}]"
+
+
+def test_a_command_needing_a_file_the_page_did_not_make_fails_it(tmp_path: Path) -> None:
+    """A page runs where nothing was put for it: the .om it reads must come from its own blocks. The
+    page test's own runner, on a page that names the demo's model.om before, and after, making it."""
+    page = tmp_path / "page.md"
+    page.write_text("```bash\nopdiff graph demo/model.om\nopdiff demo --dir demo\nopdiff graph demo/model.om --limit 1\n```\n")
+    (failure,) = run_page_in_empty_folder(page, tmp_path)
+    assert "page.md:2: opdiff graph demo/model.om\n  exit 2, the page expects 0" in failure and "cannot open" in failure
 
 
 def test_a_broken_command_fails_the_page(tmp_path: Path) -> None:

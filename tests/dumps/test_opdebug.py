@@ -28,7 +28,7 @@ from opdiff.dumps.opdebug import (
     is_opdebug_name,
     read_opdebug,
 )  # fmt: skip
-from opdiff.testing.opdebug import (
+from opdiff.dumps.opdebug_writer import (
     aicpu_entry,
     core_entry,
     encode_acc_list,

@@ -10,8 +10,8 @@ import pytest
 import opdiff
 from opdiff.cli import main
 from opdiff.graph.atc_json import fusion_map_from_json
-from opdiff.testing.model_defs import simple_model_def
-from opdiff.testing.om_writer import MODEL_DEF, write_om
+from opdiff.graph.model_def_builder import simple_model_def
+from opdiff.graph.om.writer import MODEL_DEF, write_om
 
 
 def run_cli(*args, columns=None):
@@ -57,7 +57,7 @@ def test_missing_file_and_unwritable_output_exit_2(tmp_path, capsys):
 
 @pytest.mark.cli_output
 def test_limit_caps_table_rows(tmp_path):
-    from opdiff.testing.model_defs import model_def, op_def
+    from opdiff.graph.model_def_builder import model_def, op_def
 
     ops = [op_def(f"op{k}", f"Type{k}", original_names=[f"a{k}", f"b{k}"]) for k in range(30)]
     model = write_om(tmp_path / "m.om", [[(MODEL_DEF, model_def("many", [("g", ops)]).SerializeToString())]])
@@ -81,7 +81,7 @@ def test_summary_of_json_and_notes(tmp_path):
 
 @pytest.mark.cli_output
 def test_names_that_look_like_markup_print_verbatim(tmp_path):
-    from opdiff.testing.model_defs import model_def, op_def
+    from opdiff.graph.model_def_builder import model_def, op_def
 
     ops = [op_def("x[bold]", "Data"), op_def("y[/]", "Relu", inputs=["x[bold]:0"], original_names=["a[red]", "b"])]
     model = write_om(tmp_path / "m.om", [[(MODEL_DEF, model_def("m[i]", [("g", ops)]).SerializeToString())]])

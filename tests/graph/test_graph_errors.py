@@ -9,10 +9,9 @@ import pytest
 import opdiff
 from opdiff.graph import GraphFormatError
 from opdiff.graph.atc_json import read_atc_json
+from opdiff.graph.model_def_builder import model_def, op_def, simple_model_def
 from opdiff.graph.om.reader import read_om
-from opdiff.graph.proto import ge_ir_pb2 as ge
-from opdiff.testing.model_defs import model_def, op_def, simple_model_def
-from opdiff.testing.om_writer import (
+from opdiff.graph.om.writer import (
     FLOW_SUBMODEL,
     MODEL_DEF,
     WEIGHTS_DATA,
@@ -22,6 +21,7 @@ from opdiff.testing.om_writer import (
     write_om,
     write_om2,
 )
+from opdiff.graph.proto import ge_ir_pb2 as ge
 
 GOOD = simple_model_def().SerializeToString()
 

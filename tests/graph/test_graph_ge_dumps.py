@@ -14,13 +14,14 @@ import pytest
 import opdiff
 from opdiff.graph import GraphFormatError, write_atc_json
 from opdiff.graph.ge.text_scan import STRING_LIMIT, TextScanner
+from opdiff.graph.ge.writer import STAGES, ge_onnx_text, ge_proto_text, write_ge_graph_dumps
+from opdiff.graph.model_def_builder import model_def_from_fusion_map
+from opdiff.graph.om.writer import MODEL_DEF, write_om
 from opdiff.graph.read import GraphKind, read_graph_file
-from opdiff.testing.ge_graph_dumps import STAGES, ge_onnx_text, ge_proto_text, training_model_def, write_ge_graph_dumps
-from opdiff.testing.graph_dumps import write_graph_dumps
-from opdiff.testing.model_defs import model_def_from_fusion_map
-from opdiff.testing.om_writer import MODEL_DEF, write_om
 from tests.support import paths
 from tests.support.child_env import child_env
+from tests.support.ge_training_model import training_model_def
+from tests.support.graph_dumps import write_graph_dumps
 
 SAMPLES = sorted((paths.DATA / "atc-json").glob("*.json"))
 
@@ -185,7 +186,7 @@ def test_the_minimal_onnx_schema_agrees_with_the_onnx_package() -> None:
     onnx = pytest.importorskip("onnx")
     from google.protobuf import text_format
 
-    from opdiff.testing.ge_graph_dumps import onnx_model_of
+    from opdiff.graph.ge.writer import onnx_model_of
 
     mine = onnx_model_of(training_model_def())
     theirs = text_format.Parse(ge_onnx_text(training_model_def()), onnx.ModelProto())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import opdiff
 from opdiff.graph.om.om2_package import MAX_EXPANSION, entry_limit
-from opdiff.testing.om_writer import write_om2
+from opdiff.graph.om.writer import write_om2
 from tests.support.own_peak import with_own_peak
 
 GROWTH_LIMIT_MB = 48  # what reading any small file may cost; trusting the claims below costs more

@@ -11,13 +11,10 @@ import opdiff
 from opdiff.graph import OutputDesc, Relation, export_atc_json
 from opdiff.graph.atc_json import fusion_map_from_json
 from opdiff.graph.grouping import build_fusion_map
+from opdiff.graph.model_def_builder import model_def, model_def_from_fusion_map, op_def, output_desc, simple_model_def
 from opdiff.graph.om.partitions import PartitionType
 from opdiff.graph.om.reader import read_om
-from opdiff.graph.proto import ge_ir_pb2 as ge
-from opdiff.graph.provenance import make_op
-from opdiff.testing.attr_compressor import compress
-from opdiff.testing.model_defs import model_def, model_def_from_fusion_map, op_def, output_desc, simple_model_def
-from opdiff.testing.om_writer import (
+from opdiff.graph.om.writer import (
     FLOW_MODEL,
     FLOW_MODEL_TYPE,
     FLOW_SUBMODEL,
@@ -32,6 +29,9 @@ from opdiff.testing.om_writer import (
     write_om,
     write_om2,
 )
+from opdiff.graph.proto import ge_ir_pb2 as ge
+from opdiff.graph.provenance import make_op
+from tests.support.attr_compressor import compress
 
 
 def fused_model_def():

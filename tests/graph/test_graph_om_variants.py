@@ -11,11 +11,10 @@ import sys
 import pytest
 
 from opdiff.graph import GraphFormatError
+from opdiff.graph.model_def_builder import model_def, op_def
 from opdiff.graph.om.partitions import PartitionType
 from opdiff.graph.om.reader import read_om
-from opdiff.graph.read import read_graph_file
-from opdiff.testing.model_defs import model_def, op_def
-from opdiff.testing.om_writer import (
+from opdiff.graph.om.writer import (
     MODEL_DEF,
     HeaderFields,
     OmVariant,
@@ -24,6 +23,7 @@ from opdiff.testing.om_writer import (
     write_om,
     write_om2,
 )
+from opdiff.graph.read import read_graph_file
 from tests.support import paths
 
 VARIANTS = list(OmVariant)

@@ -20,9 +20,10 @@ pytestmark = pytest.mark.tf
 from opdiff.cli import main  # noqa: E402
 from opdiff.conventions.dump_names import device_file_name  # noqa: E402
 from opdiff.dumps.writer import Tensor, write_dump  # noqa: E402
+from opdiff.graph.json_export import write_atc_json  # noqa: E402
+from opdiff.graph.rule_builder import RuleOp, RuleOutput, fusion_rule  # noqa: E402
 from opdiff.producers.file_names import FolderNames  # noqa: E402
 from opdiff.producers.tf.fetch import fetch_all_outputs  # noqa: E402
-from opdiff.testing.rule_json import Output, RuleOp, rule  # noqa: E402
 
 TIMESTAMP = 1_700_000_000_000_000
 # NPU op -> (type, its TF nodes, its inputs as TF tensors, its outputs as TF tensors); Consts hold weights
@@ -68,7 +69,7 @@ def device_run(folder: Path, faulted_pb_def, feeds: Dict[str, np.ndarray]) -> Tu
     ops: List[RuleOp] = []
     for position, (name, kind, originals, inputs, outputs) in enumerate(NPU_OPS):
         refs = [f"{producer[t]}:0" for t in inputs]
-        descs = [Output(t.rpartition(":")[0] if kind != "Const" else "", 0, tensors[t].shape, "ND", "DT_FLOAT16",
+        descs = [RuleOutput(t.rpartition(":")[0] if kind != "Const" else "", 0, tensors[t].shape, "ND", "DT_FLOAT16",
                         ge_fmt=origin_format(tensors[t])) for t in outputs]
         ops.append(RuleOp(name, kind, position, refs, list(originals) if originals else None, descs))
         if kind in ("Data", "Const"):
@@ -79,7 +80,7 @@ def device_run(folder: Path, faulted_pb_def, feeds: Dict[str, np.ndarray]) -> Tu
                    outputs=[stored(tensors[t], False) for t in outputs], dump_time=stamp)
     names.write_mapping()
     rule_path = folder / "fusion_rule.json"
-    rule_path.write_text(json.dumps(rule(ops)))
+    write_atc_json(fusion_rule(ops), rule_path)
     return dumps, rule_path
 
 
@@ -147,7 +148,7 @@ def test_a_file_that_is_not_a_graph_def_exits_2_naming_it(tmp_path, capsys):
     empty = tmp_path / "g"
     empty.mkdir()
     rule_path = tmp_path / "rule.json"
-    rule_path.write_text(json.dumps(rule([RuleOp("x", "Data", 0, [], ["x"], [Output("x", 0, [1])])])))
+    write_atc_json(fusion_rule([RuleOp("x", "Data", 0, [], ["x"], [RuleOutput("x", 0, [1])])]), rule_path)
     code = main(["compare", "-m", str(empty), "-g", str(empty), "-f", str(rule_path), "--isolate", str(bad),
                  "-out", str(tmp_path / "out")])
     error = capsys.readouterr().err.replace("\n", "")

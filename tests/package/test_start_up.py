@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from opdiff.testing.side_by_side_cases import fusion_case
+from tests.support.side_by_side_cases import fusion_case
 
 NOT_LOADED = ("numpy", "ml_dtypes", "google.protobuf", "opdiff.engine.statistics_engine", "opdiff.runs.job",
               "rich.progress", "opdiff.graph.om.reader", "opdiff.dumps.writer")
@@ -52,7 +52,8 @@ def test_a_dump_comparison_loads_no_numpy_or_protobuf(tmp_path: Path) -> None:
 def test_the_probe_sees_what_an_om_needs(tmp_path: Path) -> None:
     # The same probe on `opdiff graph` of an .om: protobuf and the .om reader load there, so the
     # empty list above is the compare path's doing, not the probe's.
-    from opdiff.testing.om_writer import MODEL_DEF, simple_model_def, write_om
+    from opdiff.graph.model_def_builder import simple_model_def
+    from opdiff.graph.om.writer import MODEL_DEF, write_om
 
     model = write_om(str(tmp_path / "model.om"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
     code, loaded = loaded_by(["graph", str(model)], tmp_path)

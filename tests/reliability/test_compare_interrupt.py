@@ -22,7 +22,7 @@ import pytest
 import opdiff
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.dumps import Tensor
-from opdiff.testing.dump_tree import write_dump_tree
+from tests.support.dump_tree import write_dump_tree
 from tests.support.many_runs import CLIENT_TIMEOUT, by_run, compared_locally, half_written, summary_of, wait_for_first_csv
 
 TS = 1700000000000000

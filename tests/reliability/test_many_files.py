@@ -1,6 +1,6 @@
 """Fault injection (issue 8): `opdiff compare` over an NPU step folder of 100,000 files.
 
-The folder (opdiff.testing.many_files) holds the newest dump of each op of a 2,000-op chain model
+The folder (tests.support.many_files) holds the newest dump of each op of a 2,000-op chain model
 (some under mapping.csv names), two older iterations of each holding another op's values, dumps of
 ops the model does not have, and junk (core files, temporaries, .partial files, digits-only names
 without a mapping). Expected: the run completes, every tensor of the model is a row (compared, or
@@ -23,8 +23,8 @@ from typing import Iterator
 
 import pytest
 
-from opdiff.testing.many_files import ManyFiles, write_many_files
 from tests.support.child_env import child_env
+from tests.support.many_files import ManyFiles, write_many_files
 
 TOTAL = 100_000
 OPS = 2_000

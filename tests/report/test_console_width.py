@@ -22,6 +22,7 @@ import opdiff
 from opdiff.demo.report import run_demo
 from opdiff.demo.run import DemoRun
 from opdiff.demo.statistics import run_statistics_demo
+from opdiff.engine.options import CompareOptions
 from opdiff.engine.single_op import single_op_detail
 from opdiff.graph import read_graph
 from opdiff.report.console_name import name_lines
@@ -34,10 +35,10 @@ from opdiff.results.runs_summary import RunsSummary
 from opdiff.results.statistics_report import StatisticsReport
 from opdiff.results.tensor_report import Report
 from opdiff.runs import RunsRequest, compare_runs
-from opdiff.testing.dump_tree import Fault, write_dump_tree
-from opdiff.testing.side_by_side_cases import fusion_case
 from tests.support.child_env import child_env
 from tests.support.console_checks import broken_names, rendered, split_headers, too_wide
+from tests.support.dump_tree import Fault, write_dump_tree
+from tests.support.side_by_side_cases import fusion_case
 
 WIDTHS = (40, 60, 70, 80, 100, 200)
 WORST_HEADERS = ("Index", "TensorIndex", "Cosine", "NormRatioErr", "MaxAbsErr", "MaxRelErr")
@@ -71,7 +72,7 @@ def statistics(tmp_path_factory: pytest.TempPathFactory) -> StatisticsReport:
 def runs(tmp_path_factory: pytest.TempPathFactory) -> RunsSummary:
     folder = tmp_path_factory.mktemp("runs")
     tree = write_dump_tree(folder, fault=Fault(device=1, step=1))
-    return compare_runs(RunsRequest(str(tree.root), str(tree.golden), tree.rule), folder / "out")
+    return compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=tree.rule)), folder / "out")
 
 
 def tables(renderables: Sequence[RenderableType]) -> List[ConsoleTable]:

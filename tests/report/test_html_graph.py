@@ -12,10 +12,10 @@ from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.tensor.graph_view import graph_view_json
 from opdiff.report.tensor.html_writer import write_html_report
 from opdiff.results.findings import FindingKind
-from opdiff.testing.large_graph_report import large_graph_report
-from opdiff.testing.large_report import large_report
 from tests.compare.test_advisor import make_chain
 from tests.support.chromium import dump_dom, find_chromium
+from tests.support.large_graph_report import large_graph_report
+from tests.support.large_report import large_report
 
 needs_chromium = pytest.mark.skipif(find_chromium() is None,
                                     reason="no chromium binary on PATH (apt-get install chromium; .ci/run installs it)")

@@ -11,10 +11,10 @@ import pytest
 from opdiff.advisor.tensor_advisor import advise
 from opdiff.report.tensor.html_writer import ASSETS, DAGRE, ROW_FIELDS, html_data, render_html, write_html_report
 from opdiff.report.tensor.json_writer import report_json
-from opdiff.testing.large_report import large_report
 from tests.compare.test_advisor import make_chain
 from tests.support import paths
 from tests.support.chromium import dump_dom, find_chromium, screenshot
+from tests.support.large_report import large_report
 
 ARTIFACTS = paths.TESTS / "artifacts"
 needs_chromium = pytest.mark.skipif(find_chromium() is None,

@@ -13,8 +13,8 @@ pytest.importorskip("xlsxwriter", reason="the xlsx report needs xlsxwriter (the 
 from opdiff.advisor.tensor_advisor import advise  # noqa: E402
 from opdiff.report.tensor.csv_writer import format_row  # noqa: E402
 from opdiff.report.tensor.xlsx_writer import EXCEL_MAX_ROWS, sheet_names, write_xlsx_report  # noqa: E402
-from opdiff.testing.large_report import large_report  # noqa: E402
 from tests.compare.test_advisor import make_chain  # noqa: E402
+from tests.support.large_report import large_report  # noqa: E402
 
 FAIL_FILL = "FFFDE0E0"
 

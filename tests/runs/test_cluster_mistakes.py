@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from opdiff.commands.exit_codes import ExitCode
-from opdiff.testing.dump_tree import DumpTree, write_dump_tree
+from tests.support.dump_tree import DumpTree, write_dump_tree
 from tests.support.local_cluster import LocalCluster, local_cluster
 from tests.support.tls_certificates import ClusterCertificates, TlsFiles, have_openssl, make_cluster_certificates
 

@@ -13,7 +13,7 @@ pytest.importorskip("distributed")
 
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.runs.worker import EXIT_AFTER_RUNS_VARIABLE
-from opdiff.testing.dump_tree import Fault, write_dump_tree
+from tests.support.dump_tree import Fault, write_dump_tree
 from tests.support.local_cluster import local_cluster
 from tests.support.many_runs import by_run, client_folder, half_written, host_folders, opdiff_cli, summary_of
 from tests.support.tls_certificates import have_openssl, make_cluster_certificates

@@ -11,12 +11,12 @@ import pytest
 
 import opdiff
 from opdiff.engine.options import CompareOptions
+from opdiff.graph.ge.writer import write_ge_graph_dumps
+from opdiff.graph.model_def_builder import model_def_from_fusion_map, op_def
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.rules import read_rules, rule_files
-from opdiff.testing.dump_tree import write_dump_tree
-from opdiff.testing.ge_graph_dumps import write_ge_graph_dumps
-from opdiff.testing.model_defs import model_def_from_fusion_map, op_def
+from tests.support.dump_tree import write_dump_tree
 
 
 @pytest.fixture(scope="module")

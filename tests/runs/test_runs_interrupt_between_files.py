@@ -11,7 +11,7 @@ from opdiff.engine.options import CompareOptions
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
 from opdiff.runs.job import FinishedRun
-from opdiff.testing.dump_tree import write_dump_tree
+from tests.support.dump_tree import write_dump_tree
 from tests.support.many_runs import by_run, half_written
 
 

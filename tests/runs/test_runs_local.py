@@ -18,7 +18,7 @@ from opdiff.engine.options import CompareOptions
 from opdiff.report.runs.json_writer import load_schema
 from opdiff.results.runs_summary import RunStatus
 from opdiff.runs import RunsRequest, compare_runs
-from opdiff.testing.dump_tree import MODEL_ID, Fault, write_dump_tree
+from tests.support.dump_tree import MODEL_ID, Fault, write_dump_tree
 
 FAULT = Fault(device=1, step=1, op="block2/conv1")
 

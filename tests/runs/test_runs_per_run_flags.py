@@ -14,7 +14,7 @@ import pytest
 
 from opdiff.commands.exit_codes import ExitCode
 from opdiff.report.runs.json_writer import load_schema
-from opdiff.testing.dump_tree import DumpTree, Fault, write_dump_tree
+from tests.support.dump_tree import DumpTree, Fault, write_dump_tree
 from tests.support.many_runs import by_run, client_folder, host_folders, opdiff_cli, summary_of
 
 FAULT = Fault(device=1, step=1, op="block2/conv1")

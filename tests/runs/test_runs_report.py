@@ -9,8 +9,8 @@ import pytest
 from opdiff.engine.options import CompareOptions
 from opdiff.report.runs.html_writer import render_runs_html, write_runs_html
 from opdiff.runs import RunsRequest, compare_runs
-from opdiff.testing.dump_tree import Fault, write_dump_tree
 from tests.support.chromium import dump_dom, find_chromium
+from tests.support.dump_tree import Fault, write_dump_tree
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from opdiff.testing.side_by_side_cases import all_cases
 from tests.support import paths
 from tests.support.child_env import make_pythonpath_absolute
+from tests.support.side_by_side_cases import all_cases
 
 SNAPSHOT = paths.DATA / "behaviour_snapshot.json"
 ATC_SAMPLES = sorted((paths.DATA / "atc-json").glob("*.json"))

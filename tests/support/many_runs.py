@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-from opdiff.testing.dump_tree import DumpTree
+from tests.support.dump_tree import DumpTree
 
 CLIENT_TIMEOUT = 120  # seconds: a client run that takes longer has hung
 

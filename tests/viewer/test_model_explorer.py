@@ -26,9 +26,9 @@ import pytest
 
 import opdiff
 from opdiff.demo.report import write_case
-from opdiff.testing.ge_graph_dumps import write_ge_graph_dumps
-from opdiff.testing.model_defs import model_def_from_fusion_map
-from opdiff.testing.om_writer import write_fusion_map_om
+from opdiff.graph.ge.writer import write_ge_graph_dumps
+from opdiff.graph.model_def_builder import model_def_from_fusion_map
+from opdiff.graph.om.writer import write_fusion_map_om
 from tests.support.child_env import child_env
 
 pytest.importorskip("model_explorer", reason="Model Explorer (the [view] extra, ai-edge-model-explorer) is not installed")

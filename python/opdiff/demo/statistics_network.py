@@ -12,6 +12,14 @@ data type (times the fault's scale from op k on); op i's input is op i-1's outpu
 >>> case = write_statistics_case(Path(tempfile.mkdtemp()), layout="FRACTAL_NZ", dtype="bfloat16")
 >>> len(list(case.npu.iterdir())), len(list(case.golden.iterdir()))
 (6, 9)
+
+Compared, a case with a fault gives a StatisticsReport:
+
+>>> import opdiff
+>>> case = write_statistics_case(Path(tempfile.mkdtemp()), layout="NC1HWC0", dtype="float16", fault_from=3)
+>>> report = opdiff.compare(case.npu, case.golden, fusion_rule=case.rule)
+>>> report.first_failure().tensor_index, report.summary()["failing"]
+('layer4/mul:output:0', 5)
 """
 
 from __future__ import annotations

@@ -300,7 +300,7 @@ def read_opdebug(path: PathLike) -> OpdebugRecord:
     """Open an Opdebug dump and decode the record in its first output tensor.
 
     >>> import tempfile, os
-    >>> from opdiff.testing.opdebug import core_entry, write_opdebug_dump
+    >>> from opdiff.dumps.opdebug_writer import core_entry, write_opdebug_dump
     >>> path = write_opdebug_dump(tempfile.mkdtemp(), [core_entry(task_id=5, stream_id=1, status=(1, 0, 0, 0))], version=1)
     >>> [(e.unit, e.task_id, e.status) for e in read_opdebug(path).overflowing]
     [('AIC', 5, (1, 0, 0, 0))]

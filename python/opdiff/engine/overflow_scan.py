@@ -145,7 +145,7 @@ def scan_overflow(folder: PathLike, *, threads: Optional[int] = None, max_record
     of every NPU dump.
 
     >>> import numpy as np, opdiff, tempfile, os
-    >>> from opdiff.testing.opdebug import core_entry, write_opdebug_dump
+    >>> from opdiff.dumps.opdebug_writer import core_entry, write_opdebug_dump
     >>> d = tempfile.mkdtemp()
     >>> _ = opdiff.write_dump(os.path.join(d, "Mul.mul.3.1.1700000000000003"), "mul", outputs=[np.full(4, np.inf, np.float32)])
     >>> _ = opdiff.write_dump(os.path.join(d, "Add.add.2.1.1700000000000002"), "add", outputs=[np.ones(4, np.float32)])

@@ -100,6 +100,11 @@ def detail_of_arrays(my: np.ndarray, golden: np.ndarray, *, top: int = 20, npu_d
     >>> d = detail_of_arrays(x, y, top=2)
     >>> d.top_absolute[0].coords, d.top_absolute[0].my, d.top_absolute[0].golden, d.axes
     ((1, 2, 0, 0), 7.5, 7.0, 'N C H W')
+    >>> import tempfile, pathlib
+    >>> from opdiff.report.single_op.files import write_single_op_files
+    >>> d = detail_of_arrays(np.array([1.0, 2.5]), np.array([1.0, 2.0]), tensor=TensorId("a/b", "output", 0))
+    >>> [p.name for p in write_single_op_files(d, pathlib.Path(tempfile.mkdtemp()))][:2]
+    ['a_b_output_0.npy', 'a_b_output_0_summary.txt']
     """
     if top < 1:
         raise ValueError("top N must be at least 1")

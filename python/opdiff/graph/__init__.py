@@ -1,4 +1,5 @@
-"""Fusion provenance of offline models: .om files and `atc --mode=1` JSON into one FusionMap.
+"""Fusion provenance of offline models: .om files and `atc --mode=1` JSON into one FusionMap, and
+the writers of both (a fusion rule built op by op, as atc JSON or as an .om) for test data.
 
 The public names are imported on first use (PEP 562), as in the `opdiff` package: `opdiff graph`
 needs the readers, not the quant and close-fusion merges or the JSON export.
@@ -22,6 +23,10 @@ _EXPORTS = {
     "merge_quant_rule": "opdiff.graph.quant",
     "quant_filter": "opdiff.graph.quant",
     "read_graph": "opdiff.graph.read",
+    "RuleOp": "opdiff.graph.rule_builder",
+    "RuleOutput": "opdiff.graph.rule_builder",
+    "fusion_rule": "opdiff.graph.rule_builder",
+    "write_fusion_map_om": "opdiff.graph.om.writer",
 }
 
 # The public names are the table's keys (__init__.pyi imports each one for type checkers;

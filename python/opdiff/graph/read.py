@@ -81,7 +81,8 @@ def read_graph(path: PathLike) -> FusionMap:
     The kind is decided by the file's first bytes, so a misnamed file still reads.
 
     >>> import os, tempfile
-    >>> from opdiff.testing.om_writer import MODEL_DEF, simple_model_def, write_om
+    >>> from opdiff.graph.model_def_builder import simple_model_def
+    >>> from opdiff.graph.om.writer import MODEL_DEF, write_om
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = write_om(os.path.join(folder, "model.bin"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
     ...     read_graph(path).group_of("conv1/Conv2D_relu_fused").original_names
@@ -120,7 +121,8 @@ def read_graph_file(path: PathLike) -> GraphFile:
     """Like `read_graph`, keeping the kind, the build facts and the decoded .om beside the FusionMap.
 
     >>> import os, tempfile
-    >>> from opdiff.testing.om_writer import OmVariant, atc_partitions, simple_model_def, write_om
+    >>> from opdiff.graph.model_def_builder import simple_model_def
+    >>> from opdiff.graph.om.writer import OmVariant, atc_partitions, write_om
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     parts = atc_partitions(simple_model_def().SerializeToString(), OmVariant.V1_0)
     ...     graph = read_graph_file(write_om(os.path.join(folder, "old.om"), [parts], variant=OmVariant.V1_0))

@@ -43,23 +43,22 @@ class Report:
     Report as an HTML summary (``_repr_html_``) and ``rich.print(report)`` as the console report of
     ``opdiff compare`` (``__rich__``), both with the default verdict.
 
-    >>> import tempfile, opdiff
-    >>> from pathlib import Path
-    >>> from opdiff.demo.report import write_case
-    >>> case = write_case(Path(tempfile.mkdtemp()), seed=0, fault="block2/conv1", fault_scale=1.5)
-    >>> report = opdiff.compare(case["npu"], case["golden"], fusion_rule=case["rule"])
-    >>> report.first_failure().op_type
-    'Conv2D'
-    >>> report.verdict().fails(report.first_failure())
-    True
-    >>> "first failing tensor in execution order" in report._repr_html_()
-    True
-    >>> import io
-    >>> from rich.console import Console
-    >>> console = Console(record=True, width=120, file=io.StringIO())
-    >>> console.print(report)
-    >>> "opdiff compare (npu vs golden (fusion rule))" in console.export_text()
-    True
+    ``opdiff.compare`` returns one (the demo's, opdiff.demo.report, shows it whole); built by hand:
+
+    >>> import numpy as np
+    >>> from opdiff.numerics.core_adapter import metrics
+    >>> from opdiff.results.columns import CsvColumns
+    >>> from opdiff.results.rows import TensorId
+    >>> report = Report(Scenario.NPU_VS_GOLDEN, Path("npu"), Path("golden"), CsvColumns())
+    >>> golden = np.linspace(1, 2, 64, dtype=np.float32)
+    >>> for k, error in enumerate((1e-4, 0.2, 1e-4)):
+    ...     mine = (golden * (1 + error * np.cos(np.arange(64)))).astype(np.float16)
+    ...     report.rows.append(CompareRow(index=k, op_type="Conv2D", npu_dump=f"conv{k}", ground_truth=f"conv{k}",
+    ...         tensor=TensorId(f"conv{k}", "output", 0), my_dtype="float16", golden_dtype="float32", metrics=metrics(mine, golden)))
+    >>> report.first_failure().tensor_index, report.summary()
+    ('conv1:output:0', {'rows': 3, 'compared': 3, 'failing': 1, 'passing': 2, 'not_compared': 0})
+    >>> report.verdict().fails(report.rows[0])
+    False
     """
 
     scenario: Scenario

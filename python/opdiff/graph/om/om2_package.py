@@ -50,7 +50,7 @@ def load_om2_json(path: str) -> Tuple[Any, str]:
     """The debug graph JSON document of the OM2 package at `path`, and its name for errors (`path!entry`).
 
     >>> import os, tempfile
-    >>> from opdiff.testing.om_writer import write_om2
+    >>> from opdiff.graph.om.writer import write_om2
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     doc, name = load_om2_json(str(write_om2(os.path.join(folder, "m.om"), {"graph": []})))
     >>> doc, name.endswith("m.om!debug/visual.json")

@@ -74,7 +74,8 @@ def read_om(path: PathLike) -> OmModel:
     """Decode the .om file at `path`.
 
     >>> import tempfile, os
-    >>> from opdiff.testing.om_writer import write_om, simple_model_def
+    >>> from opdiff.graph.model_def_builder import simple_model_def
+    >>> from opdiff.graph.om.writer import write_om
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     target = write_om(os.path.join(folder, "m.om"), [[(0, simple_model_def().SerializeToString())]])
     ...     read_om(target).fusion_map.ops[0].name

@@ -111,14 +111,13 @@ def file_prefix(prefix: str, out: Path) -> str:
 
 
 def write_single_op_files(detail: SingleOpDetail, out: Path, *, element_csv: bool = False, max_line: int = 1_000_000) -> List[Path]:
-    """Write the detail's files into `out`; returns their paths (the .npy first).
+    """Write the detail's files into `out`; returns their paths (the .npy first). The detail comes
+    from the engine (opdiff.engine.single_op, whose `detail_of_arrays` example writes them);
+    `max_line` is checked first:
 
-    >>> import numpy as np, tempfile, pathlib
-    >>> from opdiff.engine.single_op import detail_of_arrays
-    >>> from opdiff.results.rows import TensorId
-    >>> d = detail_of_arrays(np.array([1.0, 2.5]), np.array([1.0, 2.0]), tensor=TensorId("a/b", "output", 0))
-    >>> [p.name for p in write_single_op_files(d, pathlib.Path(tempfile.mkdtemp()))][:2]
-    ['a_b_output_0.npy', 'a_b_output_0_summary.txt']
+    >>> write_single_op_files(None, Path("out"), max_line=0)
+    Traceback (most recent call last):
+    ValueError: max_line must be within 10000..1000000, got 0
     """
     if not MAX_LINE_RANGE[0] <= max_line <= MAX_LINE_RANGE[1]:
         raise ValueError(f"max_line must be within {MAX_LINE_RANGE[0]}..{MAX_LINE_RANGE[1]}, got {max_line}")

@@ -112,8 +112,16 @@ def graph_view_json(report: Report, findings: Sequence[Finding], judge: Verdict)
     """The graph view's data, column-wise (one list per field, one entry per op; ``inputs`` and
     ``rows`` hold positions into ``ops`` and the report's rows).
 
-    >>> from opdiff.testing.large_report import large_report
-    >>> report = large_report(6)
+    >>> import numpy as np
+    >>> from pathlib import Path
+    >>> from opdiff.numerics.core_adapter import metrics
+    >>> from opdiff.results.columns import CsvColumns
+    >>> from opdiff.results.rows import TensorId
+    >>> from opdiff.results.scenario import Scenario
+    >>> y = np.linspace(1, 2, 64, dtype=np.float32)
+    >>> rows = [CompareRow(index=k, op_type="Relu", npu_dump=f"relu{k}", ground_truth=f"relu{k}", tensor=TensorId(f"relu{k}", "output", 0),
+    ...                    my_dtype="float16", golden_dtype="float32", metrics=metrics(y.astype(np.float16), y)) for k in range(6)]
+    >>> report = Report(Scenario.NPU_VS_GOLDEN, Path("npu"), Path("golden"), CsvColumns(), rows)
     >>> view = graph_view_json(report, [], report.verdict())
     >>> view["source"], len(view["ops"]), view["inputs"][:3], view["verdicts"][:2]
     ('dump order', 6, [[], [0], [1]], ['pass', 'pass'])

@@ -94,15 +94,16 @@ def render_html(document: Dict[str, Any]) -> str:
 def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Path:
     """Write the HTML report of a Report (and the advisor's findings) through a temporary name.
 
-    >>> import numpy as np, opdiff, tempfile, os
-    >>> from opdiff.advisor.tensor_advisor import advise
-    >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b")
-    >>> os.mkdir(a); os.mkdir(b)
-    >>> for side, scale in ((a, 1.0), (b, 1.01)):
-    ...     _ = opdiff.write_dump(os.path.join(side, "Op.op.1.1.1700000000000001"), "op",
-    ...                           outputs=[np.arange(8, dtype=np.float32) * scale])
-    >>> report = opdiff.compare(a, b)
-    >>> page = write_html_report(report, os.path.join(d, "r.html"), advise(report))
+    >>> import numpy as np, tempfile
+    >>> from opdiff.numerics.core_adapter import metrics
+    >>> from opdiff.results.columns import CsvColumns
+    >>> from opdiff.results.rows import CompareRow, TensorId
+    >>> from opdiff.results.scenario import Scenario
+    >>> y = np.arange(8, dtype=np.float32)
+    >>> row = CompareRow(index=0, op_type="Op", npu_dump="op", ground_truth="op", tensor=TensorId("op", "output", 0),
+    ...                  my_dtype="float32", golden_dtype="float32", metrics=metrics(y, y * 1.01))
+    >>> report = Report(Scenario.NPU_VS_NPU, Path("a"), Path("b"), CsvColumns(), [row])
+    >>> page = write_html_report(report, Path(tempfile.mkdtemp()) / "r.html")
     >>> text = page.read_text()
     >>> "<canvas" in text and "<link" not in text and 'src="http' not in text and 'id="graph"' in text
     True

@@ -56,12 +56,14 @@ def write_xlsx_report(report: Report, path: Path, findings: Sequence[Finding] = 
     included), Excel's limit by default. The rows carry the result CSV's columns, then
     NormRatioError and the verdict (pass/fail; empty when not compared).
 
-    >>> import numpy as np, opdiff, tempfile, os
-    >>> d = tempfile.mkdtemp(); a, b = os.path.join(d, "a"), os.path.join(d, "b")
-    >>> os.mkdir(a); os.mkdir(b)
-    >>> for side in (a, b):
-    ...     _ = opdiff.write_dump(os.path.join(side, "Op.op.1.1.1700000000000001"), "op", outputs=[np.ones(4, np.float32)])
-    >>> write_xlsx_report(opdiff.compare(a, b), os.path.join(d, "r.xlsx")).exists()
+    >>> import tempfile
+    >>> from opdiff.results.columns import CsvColumns
+    >>> from opdiff.results.rows import TensorId
+    >>> from opdiff.results.scenario import Scenario
+    >>> report = Report(Scenario.NPU_VS_NPU, Path("a"), Path("b"), CsvColumns())
+    >>> report.rows.append(CompareRow(index=0, op_type="Op", npu_dump="op", ground_truth="*", tensor=TensorId("op", "output", 0),
+    ...                               reasons=("no golden file",)))
+    >>> write_xlsx_report(report, Path(tempfile.mkdtemp()) / "r.xlsx").exists()
     True
     """
     require_xlsxwriter()

@@ -1,4 +1,5 @@
-"""Writing GE graph dumps (DUMP_GE_GRAPH) for tests and benchmarks: both text forms of a ModelDef.
+"""Writing GE graph dumps (DUMP_GE_GRAPH): both text forms of a ModelDef, as test data of your own
+graph (build the ModelDef with graph/model_def_builder.py) and for the tests and benchmarks.
 
 * `ge_proto_text`: protobuf text of the ModelDef, as `ge_proto_{N}_{stage}.txt` holds it;
 * `ge_onnx_text`: protobuf text of the ONNX ModelProto GE fills from the same graph
@@ -8,20 +9,30 @@
   attributes only when `with_strings` (DUMP_GE_GRAPH=1), sub-graphs as "subgraph" nodes.
 
 Written from the ModelDef field by field, independently of the reader (graph/ge/onnx_form.py).
+
+>>> import tempfile
+>>> from opdiff.graph.model_def_builder import simple_model_def
+>>> from opdiff.graph.read import read_graph
+>>> paths = write_ge_graph_dumps(tempfile.mkdtemp(), simple_model_def(), stages=("Build",))
+>>> [path.name for path in paths]
+['ge_proto_00000000_Build.txt', 'ge_onnx_00000000_graph_1_Build.pbtxt']
+>>> [read_graph(path).op("conv1/Conv2D_relu_fused").original_names for path in paths]
+[('conv1/Conv2D', 'conv1/Relu'), ('conv1/Conv2D', 'conv1/Relu')]
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Iterable, List, Sequence
+from typing import Iterable, List, Sequence, Union
 
 from google.protobuf import text_format
 
 from opdiff.fileio.atomic import write_text
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.graph.proto import ge_onnx_pb2 as gx
-from opdiff.testing.model_defs import model_def, op_def, output_desc
 
+PathLike = Union[str, "os.PathLike[str]"]
 STAGES = ("Build", "AfterInsertEventNodes", "FeGraphFusionAfter", "afterUBMatch")
 _A = gx.AttributeProto
 _LIST = ge.AttrDef.ListValue
@@ -33,12 +44,31 @@ _MEMBER_ATTRS = ("origin_shape", "origin_format", "origin_data_type")  # desc me
 
 
 def ge_proto_text(model: ge.ModelDef) -> str:
-    """The ge_proto form: the ModelDef in protobuf text format."""
+    """The ge_proto form: the ModelDef in protobuf text format.
+
+    >>> from opdiff.graph.model_def_builder import model_def, op_def
+    >>> print(ge_proto_text(model_def("m", [("g", [op_def("x", "Data")])])), end="")
+    name: "m"
+    version: 2
+    custom_version: "1.11.z.0"
+    graph {
+      name: "g"
+      op {
+        name: "x"
+        type: "Data"
+      }
+    }
+    """
     return text_format.MessageToString(model)
 
 
 def ge_onnx_text(model: ge.ModelDef, *, with_strings: bool = True) -> str:
-    """The ge_onnx form of `model` in protobuf text format."""
+    """The ge_onnx form of `model` in protobuf text format.
+
+    >>> from opdiff.graph.model_def_builder import model_def, op_def
+    >>> 'op_type: "ge:Relu"' in ge_onnx_text(model_def("m", [("g", [op_def("relu", "Relu")])]))
+    True
+    """
     return text_format.MessageToString(onnx_model_of(model, with_strings=with_strings))
 
 
@@ -138,56 +168,15 @@ def _list_protos(name: str, listed: ge.AttrDef.ListValue, with_strings: bool) ->
     return []
 
 
-def write_ge_graph_dumps(folder: Path, model: ge.ModelDef, *, stages: Sequence[str] = STAGES, first_number: int = 0,
+def write_ge_graph_dumps(folder: PathLike, model: ge.ModelDef, *, stages: Sequence[str] = STAGES, first_number: int = 0,
                          graph_id: int = 1, with_strings: bool = True) -> List[Path]:
-    """Both forms of `model` at each of `stages`, named as GE names them (8-digit dump numbers)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Both forms of `model` at each of `stages` into `folder`, named as GE names them (8-digit dump
+    numbers from `first_number`); returns the paths written."""
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
     proto_text, onnx_text = ge_proto_text(model), ge_onnx_text(model, with_strings=with_strings)
     for number, stage in enumerate(stages, start=first_number):
-        written.append(write_text(folder / f"ge_proto_{number:08d}_{stage}.txt", proto_text))
-        written.append(write_text(folder / f"ge_onnx_{number:08d}_graph_{graph_id}_{stage}.pbtxt", onnx_text))
+        written.append(write_text(target / f"ge_proto_{number:08d}_{stage}.txt", proto_text))
+        written.append(write_text(target / f"ge_onnx_{number:08d}_graph_{graph_id}_{stage}.pbtxt", onnx_text))
     return written
-
-
-def _desc(origin: str, index: int, shape: Sequence[int], *, dtype: str = "DT_FLOAT16", layout: str = "NC1HWC0") -> ge.TensorDescriptor:
-    desc = output_desc(origin, index, origin_format="NCHW", ge_origin_format="NCHW", origin_shape=shape, dtype=dtype, layout=layout)
-    desc.shape.dim.extend(shape)
-    desc.device_type = "NPU"
-    return desc
-
-
-def training_model_def(graph_name: str = "ge_default_20230713074122_1") -> ge.ModelDef:
-    """A small training-style graph: a root graph whose PartitionedCall runs a sub-graph of fused ops.
-
-    Every output desc carries GE's origin_shape and origin_format, as real dumps do; the ops hold
-    model attributes, a bool, an int list and a kernel binary (`bt`), so both forms have some of each.
-    """
-    x = op_def("x", "Data", original_names=["x"], output_descs=[_desc("x", 0, [1, 3, 8, 8], dtype="DT_FLOAT", layout="NCHW")])
-    call = op_def("PartitionedCall_sub_0", "PartitionedCall", id_=1, inputs=["x:0"], original_names=["PartitionedCall_sub_0"],
-                  output_descs=[_desc("PartitionedCall_sub_0", 0, [1, 16, 8, 8])])
-    call.subgraph_name.append(f"{graph_name}_sub")
-    out = op_def("NetOutput", "NetOutput", id_=2, inputs=["PartitionedCall_sub_0:0", "x:-1"], original_names=["NetOutput"])
-    conv = op_def("conv1relu1", "Conv2D", id_=3, inputs=["arg_x:0", "conv1_w:0"], original_names=["conv1", "relu1"],
-                  output_descs=[_desc("relu1", 0, [1, 16, 8, 8])])
-    conv.attr["pass_name"].list.val_type = _LIST.VT_LIST_STRING
-    conv.attr["pass_name"].list.s.append(b"TbeConvReluFusionPass")
-    conv.attr["strides"].list.val_type = _LIST.VT_LIST_INT
-    conv.attr["strides"].list.i.extend([1, 1, 1, 1])
-    conv.attr["_kernelname"].s = b"te_conv2d_relu_0"
-    conv.attr["tbe_kernel_bin"].bt = bytes(range(256)) * 4
-    weight = op_def("conv1_w", "Const", id_=4, original_names=["conv1_w"], output_descs=[_desc("conv1_w", 0, [16, 3, 3, 3])])
-    weight.attr["value"].t.desc.dtype = ge.DT_FLOAT16
-    weight.attr["value"].t.data = bytes(range(64)) * 8
-    split = op_def("gelu_split_1", "Mul", id_=5, inputs=["conv1relu1:0"], original_names=["gelu"], is_multiop=True,
-                   output_descs=[_desc("gelu", 0, [1, 16, 8, 8])])
-    split2 = op_def("gelu_split_2", "Tanh", id_=6, inputs=["gelu_split_1:0"], original_names=["gelu"], is_multiop=True,
-                    output_descs=[_desc("gelu", 1, [1, 16, 8, 8])])
-    l1 = op_def("l1_add", "Add", id_=7, inputs=["gelu_split_2:0", "gelu_split_1:0"], original_names=["add1"],
-                l1_fusion_sub_graph_no="5", output_descs=[_desc("add1", 0, [1, 16, 8, 8])])
-    arg = op_def("arg_x", "Data", id_=8, original_names=["arg_x"], output_descs=[_desc("arg_x", 0, [1, 3, 8, 8], dtype="DT_FLOAT")])
-    sub_out = op_def("sub_out", "NetOutput", id_=9, inputs=["l1_add:0"], original_names=["sub_out"])
-    model = model_def("", [(graph_name, [x, call, out]), (f"{graph_name}_sub", [arg, weight, conv, split, split2, l1, sub_out])])
-    model.attr["stream_num"].i = 2
-    model.attr["memory_size"].i = 1 << 20
-    return model

@@ -1,4 +1,5 @@
-"""Writing Opdebug overflow-record dumps (docs/reference/reference-tool.md §6.5) for tests: the payload in both
+"""Writing Opdebug overflow-record dumps (docs/reference/reference-tool.md §6.5), as test data for
+overflow detection (`opdiff overflow`, `scan_overflow`) and for the tests: the payload in both
 forms, packed from the layout the reference describes (field lists spelled out here, not taken
 from the decoder, so a layout mistake in one shows up against the other), stored as the uint8 first
 output of a v2 dump named ``Opdebug.Node_OpDebug.{task}.{stream}.{timestamp}``.

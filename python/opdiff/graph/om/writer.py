@@ -1,9 +1,12 @@
-"""Writing .om files for tests, benchmarks and the demo (layout from docs/reference/om-layout.md §1, docs/reference/device-files.md §1).
+"""Writing .om offline models (layout from docs/reference/om-layout.md §1, docs/reference/device-files.md §1):
+test data for your own fusion map, the demo's `model.om`, and the files the tests read.
 
-Written independently of the reader: fields are placed at their documented offsets one by one.
-`variant` picks one of the three header generations real ATC output has (`OmVariant`).
+Written independently of the reader (graph/om/reader.py): fields are placed at their documented
+offsets one by one, so that a layout mistake in one shows up against the other. `variant` picks one
+of the three header generations real ATC output has (`OmVariant`).
 
 >>> import os, tempfile
+>>> from opdiff.graph.model_def_builder import simple_model_def
 >>> from opdiff.graph.om.reader import read_om
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     path = write_om(os.path.join(folder, "m.om"), [[(MODEL_DEF, simple_model_def().SerializeToString())]])
@@ -24,7 +27,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from opdiff.fileio.atomic import write_bytes
-from opdiff.testing.model_defs import model_def_from_fusion_map, simple_model_def
+from opdiff.graph.model_def_builder import model_def_from_fusion_map
 
 MODEL_DEF, WEIGHTS_DATA, TASK_INFO, TBE_KERNELS = 0, 1, 2, 3
 FLOW_MODEL, FLOW_SUBMODEL, MODEL_INOUT_INFO = 6, 7, 8
@@ -79,7 +82,15 @@ def om_bytes(submodels: Sequence[SubModel], *, variant: OmVariant = OmVariant.V2
 
 def write_om(path: PathLike, submodels: Sequence[SubModel], *, variant: OmVariant = OmVariant.V2_WIDE,
              header: HeaderFields = HeaderFields()) -> Path:
-    """Write an .om file (to a temporary name, then renamed); returns its path."""
+    """Write an .om file (to a temporary name, then renamed); returns its path.
+
+    >>> import os, tempfile
+    >>> from opdiff.graph.om.reader import read_om
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     om = read_om(write_om(os.path.join(folder, "m.om"), [[(MODEL_DEF, b"")]], variant=OmVariant.V1_0))
+    ...     om.header.version == VERSION_1_0, len(om.fusion_map.ops)
+    (True, 0)
+    """
     return _write_atomically(Path(path), om_bytes(submodels, variant=variant, header=header))
 
 
@@ -98,7 +109,19 @@ def atc_partitions(model_def: bytes, variant: OmVariant = OmVariant.V2_WIDE) -> 
 
 def write_fusion_map_om(path: PathLike, fusion_map: Any, *, variant: OmVariant = OmVariant.V2_WIDE,
                         header: HeaderFields = HeaderFields()) -> Path:
-    """An .om holding one sub-model whose MODEL_DEF encodes `fusion_map`, among the partitions ATC writes."""
+    """An .om holding one sub-model whose MODEL_DEF encodes `fusion_map`, among the partitions ATC
+    writes: the offline model of a fusion rule you have as atc JSON or built (`opdiff demo` writes
+    its model.om so). Reading it back gives an equal FusionMap.
+
+    >>> import os, tempfile
+    >>> from opdiff.graph.read import read_graph
+    >>> from opdiff.graph.rule_builder import RuleOp, RuleOutput, fusion_rule
+    >>> fm = fusion_rule([RuleOp("x", "Data", 0, [], ["x"], [RuleOutput("x", 0, [1, 4])]),
+    ...                   RuleOp("relu", "Relu", 1, ["x:0"], ["relu"], [RuleOutput("relu", 0, [1, 4])])])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     read_graph(write_fusion_map_om(os.path.join(folder, "model.om"), fm)).ops == fm.ops
+    True
+    """
     payload = model_def_from_fusion_map(fusion_map).SerializeToString()
     return write_om(path, [atc_partitions(payload, variant)], variant=variant, header=header)
 
@@ -106,7 +129,15 @@ def write_fusion_map_om(path: PathLike, fusion_map: Any, *, variant: OmVariant =
 def write_om2(path: PathLike, graph_json: Any, entry: str = "debug/visual.json", *,
               model_binary: bytes = b"\0" * 8) -> Path:
     """An OM2 package: a zip holding the graph JSON at `entry` (none when `graph_json` is None) and
-    `model_binary` (e.g. an .om of any header variant) as its model."""
+    `model_binary` (e.g. an .om of any header variant) as its model.
+
+    >>> import os, tempfile
+    >>> from opdiff.graph.read import read_graph
+    >>> doc = {"graph": [{"name": "g", "op": [{"name": "x", "type": "Data"}]}]}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     [op.name for op in read_graph(write_om2(os.path.join(folder, "m.om2"), doc)).ops]
+    ['x']
+    """
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
         package.writestr("model/model.bin", model_binary)
@@ -167,7 +198,6 @@ __all__ = [
     "OmVariant",
     "atc_partitions",
     "om_bytes",
-    "simple_model_def",
     "write_fusion_map_om",
     "write_om",
     "write_om2",

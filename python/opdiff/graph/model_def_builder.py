@@ -1,9 +1,20 @@
-"""Building ge.proto.ModelDef messages for tests: ops with fusion provenance, or a whole FusionMap."""
+"""Building ge.proto.ModelDef messages (the MODEL_DEF of an .om, the graph of a GE dump): ops with
+fusion provenance, or a whole FusionMap. The .om and GE graph writers (graph/om/writer.py,
+graph/ge/writer.py) store what is built here; the attribute keys are those the readers look for
+(graph/provenance.py).
+
+>>> from opdiff.graph.model_def import fusion_map_of_model_def
+>>> model = model_def("m", [("g", [op_def("x", "Data"), op_def("conv1relu1", "Conv2D", id_=1, inputs=["x:0"],
+...     original_names=["conv1", "relu1"], output_descs=[output_desc("relu1", 0, origin_shape=[1, 16, 8, 8])])])])
+>>> fusion_map_of_model_def(model, "m.om").op("conv1relu1").output_descs[0].origin_name
+'relu1'
+"""
 
 from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from opdiff.graph import provenance as pv
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.proto import ge_ir_pb2 as ge
 
@@ -37,15 +48,15 @@ def output_desc(
     """A TensorDescriptor carrying the given provenance attributes (None = attribute absent)."""
     desc = ge.TensorDescriptor(dtype=dtype_number(dtype), layout=layout)  # type: ignore[arg-type]  # protoc's .pyi wants a DataType; an open (proto3) enum takes any int
     if origin_name is not None:
-        desc.attr["_datadump_origin_name"].s = origin_name.encode()
+        desc.attr[pv.ORIGIN_NAME].s = origin_name.encode()
     if origin_output_index is not None:
-        desc.attr["_datadump_origin_output_index"].i = origin_output_index
+        desc.attr[pv.ORIGIN_OUTPUT_INDEX].i = origin_output_index
     if origin_format is not None:
-        desc.attr["_datadump_origin_format"].s = origin_format.encode()
+        desc.attr[pv.ORIGIN_FORMAT].s = origin_format.encode()
     if ge_origin_format is not None:
-        desc.attr["origin_format"].s = ge_origin_format.encode()
+        desc.attr[pv.GE_ORIGIN_FORMAT].s = ge_origin_format.encode()
     if origin_shape is not None:
-        shape = desc.attr["origin_shape"].list
+        shape = desc.attr[pv.ORIGIN_SHAPE].list
         shape.val_type = _LIST_INT
         shape.i.extend(origin_shape)
     return desc
@@ -66,13 +77,13 @@ def op_def(
     """An OpDef with fusion provenance attributes (None = attribute absent) and string extras."""
     op = ge.OpDef(name=name, type=type_, id=id_, input=list(inputs))
     if original_names is not None:
-        names = op.attr["_datadump_original_op_names"].list
+        names = op.attr[pv.ORIGINAL_OP_NAMES].list
         names.val_type = _LIST_STRING
         names.s.extend(n.encode() for n in original_names)
     if l1_fusion_sub_graph_no is not None:
-        op.attr["_L1_fusion_sub_graph_no"].s = l1_fusion_sub_graph_no.encode()
+        op.attr[pv.L1_FUSION_SUB_GRAPH_NO].s = l1_fusion_sub_graph_no.encode()
     if is_multiop is not None:
-        op.attr["_datadump_is_multiop"].b = is_multiop
+        op.attr[pv.IS_MULTIOP].b = is_multiop
     for key, value in extra_attrs:
         op.attr[key].s = value.encode()
     op.output_desc.extend(output_descs)

@@ -27,7 +27,7 @@ from opdiff.conventions.dump_names import NpuDumpName, device_file_name, golden_
 from opdiff.graph import OutputDesc, write_atc_json
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
-from opdiff.testing.graph_dumps import TIMESTAMP, write_graph_dumps
+from tests.support.graph_dumps import TIMESTAMP, write_graph_dumps
 
 SHAPE = (1, 16, 2, 2)
 

@@ -4,7 +4,6 @@ values), NPU vs NPU by op name, and the two real atc JSON samples with matching 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -15,9 +14,10 @@ from numpy.typing import NDArray
 import opdiff
 from opdiff.conventions.dump_names import device_file_name, golden_file_name
 from opdiff.dumps import Tensor, write_dump
-from opdiff.testing.difference_cases import group_case, layout_case
-from opdiff.testing.graph_dumps import write_graph_dumps
-from opdiff.testing.rule_json import Output, RuleOp, rule
+from opdiff.graph.json_export import write_atc_json
+from opdiff.graph.rule_builder import RuleOp, RuleOutput, fusion_rule
+from tests.support.difference_cases import group_case, layout_case
+from tests.support.graph_dumps import write_graph_dumps
 
 TS = 1700000000000000
 
@@ -73,7 +73,7 @@ def fusion_case(root: Path, seed: int = 0) -> Case:
     _fusion_edge_values(w, ops)
     _fusion_walk_backs(w, ops, relu2, fc)
 
-    (root / "rule.json").write_text(json.dumps(rule(ops)))
+    write_atc_json(fusion_rule(ops), root / "rule.json")
     return Case("fusion rule (generated)", root / "npu", root / "golden", root / "rule.json",
                 runs=((), ("-overflow_detection",), ("-alg", "0", "1", "4"), ("-s", "1,2,5,13")),
                 note="fused, one-to-multi, Cast/TransData walk-back, NC1HWC0/FRACTAL_NZ fp16, bf16, int, edge values")
@@ -91,52 +91,52 @@ def _fusion_chain(w: _Writer, ops: List[RuleOp]) -> Tuple[NDArray[np.float32], N
     output; returns relu2's and fc's goldens, which later ops read."""
     rng = w.rng
     x = w.golden("input", 0, _normal(rng, 1, 24, 8, 8))
-    ops.append(RuleOp("input", "Data", 0, originals=["input"], outputs=[Output("input", 0, x.shape, "NCHW")]))
+    ops.append(RuleOp("input", "Data", 0, originals=["input"], outputs=[RuleOutput("input", 0, x.shape, "NCHW")]))
     w.device[("input", 0)] = Tensor(w.noisy(x), layout="NC1HWC0", dtype="float16")  # not dumped (Data)
 
     relu1 = w.golden("relu1/Relu", 0, np.maximum(_normal(rng, 1, 24, 8, 8), 0))
     conv = RuleOp("conv1/Conv2D_bn_relu", "Conv2D", 1, ["input:0", "input:-1"],
-                  ["conv1/Conv2D", "bn1/BatchNorm", "relu1/Relu"], [Output("relu1/Relu", 0, relu1.shape, "NCHW")])
+                  ["conv1/Conv2D", "bn1/BatchNorm", "relu1/Relu"], [RuleOutput("relu1/Relu", 0, relu1.shape, "NCHW")])
     ops.append(conv)
     w.dump(conv, [("input", 0)], [Tensor(w.noisy(relu1), layout="NC1HWC0", dtype="float16", address=0x12C0000000)])
 
     pool = w.golden("pool1/MaxPool", 0, relu1[:, :, ::2, ::2].copy())
     op = RuleOp("pool1/MaxPool", "MaxPool", 2, ["conv1/Conv2D_bn_relu:0"], ["pool1/MaxPool"],
-                [Output("pool1/MaxPool", 0, pool.shape, "NCHW")])
+                [RuleOutput("pool1/MaxPool", 0, pool.shape, "NCHW")])
     ops.append(op)
     w.dump(op, [(conv.name, 0)], [Tensor(w.noisy(pool), layout="NC1HWC0", dtype="float16")])
 
     # Cast has no framework counterpart: its output and its consumers' inputs use pool1's golden.
-    op = RuleOp("cast1", "Cast", 3, ["pool1/MaxPool:0"], None, [Output("", 0, pool.shape, "NCHW", "DT_FLOAT")])
+    op = RuleOp("cast1", "Cast", 3, ["pool1/MaxPool:0"], None, [RuleOutput("", 0, pool.shape, "NCHW", "DT_FLOAT")])
     ops.append(op)
     w.dump(op, [("pool1/MaxPool", 0)], [Tensor(w.noisy(pool, 1e-6), layout="NC1HWC0", dtype="float32")])
 
     fc = w.golden("fc/MatMul", 0, _normal(rng, 24, 40))
-    op = RuleOp("fc/MatMul", "MatMulV2", 4, ["cast1:0"], ["fc/MatMul"], [Output("fc/MatMul", 0, fc.shape)])
+    op = RuleOp("fc/MatMul", "MatMulV2", 4, ["cast1:0"], ["fc/MatMul"], [RuleOutput("fc/MatMul", 0, fc.shape)])
     ops.append(op)
     w.dump(op, [("cast1", 0)], [Tensor(w.noisy(fc), layout="FRACTAL_NZ", dtype="float16")])
 
     relu2 = w.golden("relu2/Relu", 0, np.maximum(fc, 0))  # zeros in the golden: masked relative errors
-    op = RuleOp("relu2/Relu", "Relu", 5, ["fc/MatMul:0"], ["relu2/Relu"], [Output("relu2/Relu", 0, relu2.shape)])
+    op = RuleOp("relu2/Relu", "Relu", 5, ["fc/MatMul:0"], ["relu2/Relu"], [RuleOutput("relu2/Relu", 0, relu2.shape)])
     ops.append(op)
     w.dump(op, [("fc/MatMul", 0)], [Tensor(w.noisy(relu2), dtype="float16")])
 
     halves = [w.golden("split/Split", k, relu2[:, 20 * k:20 * (k + 1)].copy()) for k in range(2)]
     op = RuleOp("split/Split", "SplitD", 6, ["relu2/Relu:0"], ["split/Split"],
-                [Output("split/Split", k, halves[k].shape) for k in range(2)])
+                [RuleOutput("split/Split", k, halves[k].shape) for k in range(2)])
     ops.append(op)
     w.dump(op, [("relu2/Relu", 0)], [Tensor(w.noisy(h), dtype="float16") for h in halves])
 
     # One framework op run as two NPU ops (one-to-multi): the first is an inner node, not compared.
     big = w.golden("big_conv", 0, _normal(rng, 24, 20))
-    part0 = RuleOp("big_conv_part0", "Conv2D", 7, ["split/Split:0"], ["big_conv"], [Output("", 0, big.shape)], multiop=True)
-    part1 = RuleOp("big_conv_part1", "Conv2D", 8, ["big_conv_part0:0"], ["big_conv"], [Output("big_conv", 0, big.shape)], multiop=True)
+    part0 = RuleOp("big_conv_part0", "Conv2D", 7, ["split/Split:0"], ["big_conv"], [RuleOutput("", 0, big.shape)], multiop=True)
+    part1 = RuleOp("big_conv_part1", "Conv2D", 8, ["big_conv_part0:0"], ["big_conv"], [RuleOutput("big_conv", 0, big.shape)], multiop=True)
     ops += [part0, part1]
     w.dump(part0, [("split/Split", 0)], [Tensor(w.noisy(big, 0.3), dtype="float16")])
     w.dump(part1, [("big_conv_part0", 0)], [Tensor(w.noisy(big), dtype="float16")])
 
     w.golden("reduce/ReduceSum", 0, np.array([3.5], np.float32))  # one element: "scalar" cosine
-    op = RuleOp("reduce/ReduceSum", "ReduceSum", 9, ["big_conv_part1:0"], ["reduce/ReduceSum"], [Output("reduce/ReduceSum", 0, [1])])
+    op = RuleOp("reduce/ReduceSum", "ReduceSum", 9, ["big_conv_part1:0"], ["reduce/ReduceSum"], [RuleOutput("reduce/ReduceSum", 0, [1])])
     ops.append(op)
     w.dump(op, [("big_conv_part1", 0)], [Tensor(np.array([3.25], np.float32), dtype="float16")])
     return relu2, fc
@@ -146,36 +146,36 @@ def _fusion_edge_values(w: _Writer, ops: List[RuleOp]) -> None:
     """bf16, all-zero goldens, fp16 overflow, NaN and an integer output."""
     rng = w.rng
     gelu = w.golden("gelu/Gelu", 0, _normal(rng, 512))
-    op = RuleOp("gelu/Gelu", "Gelu", 10, ["split/Split:1"], ["gelu/Gelu"], [Output("gelu/Gelu", 0, gelu.shape, dtype="DT_BF16")])
+    op = RuleOp("gelu/Gelu", "Gelu", 10, ["split/Split:1"], ["gelu/Gelu"], [RuleOutput("gelu/Gelu", 0, gelu.shape, dtype="DT_BF16")])
     ops.append(op)
     w.dump(op, [("split/Split", 1)], [Tensor(w.noisy(gelu, 3e-3), dtype="bfloat16")])
 
     zero = w.golden("mask/Mul", 0, np.zeros(256, np.float32))  # golden all zero: cosine not computed
-    op = RuleOp("mask/Mul", "Mul", 11, ["gelu/Gelu:0"], ["mask/Mul"], [Output("mask/Mul", 0, zero.shape)])
+    op = RuleOp("mask/Mul", "Mul", 11, ["gelu/Gelu:0"], ["mask/Mul"], [RuleOutput("mask/Mul", 0, zero.shape)])
     ops.append(op)
     w.dump(op, [("gelu/Gelu", 0)], [Tensor(1e-3 * _normal(rng, 256), dtype="float16")])
 
     both_zero = w.golden("gate/Mul", 0, np.zeros(64, np.float32))
-    op = RuleOp("gate/Mul", "Mul", 12, ["mask/Mul:0"], ["gate/Mul"], [Output("gate/Mul", 0, both_zero.shape)])
+    op = RuleOp("gate/Mul", "Mul", 12, ["mask/Mul:0"], ["gate/Mul"], [RuleOutput("gate/Mul", 0, both_zero.shape)])
     ops.append(op)
     w.dump(op, [("mask/Mul", 0)], [Tensor(np.zeros(64, np.float32), dtype="float16")])
 
     exp = w.golden("exp/Exp", 0, np.exp(_normal(rng, 128)))
     hot = w.noisy(exp)
     hot[3], hot[7] = 70000.0, np.inf  # fp16 overflow (both become inf)
-    op = RuleOp("exp/Exp", "Exp", 13, ["gelu/Gelu:0"], ["exp/Exp"], [Output("exp/Exp", 0, exp.shape)])
+    op = RuleOp("exp/Exp", "Exp", 13, ["gelu/Gelu:0"], ["exp/Exp"], [RuleOutput("exp/Exp", 0, exp.shape)])
     ops.append(op)
     w.dump(op, [("gelu/Gelu", 0)], [Tensor(hot, dtype="float16")])
 
     log = w.golden("log/Log", 0, _normal(rng, 128))
     broken = w.noisy(log)
     broken[5] = np.nan
-    op = RuleOp("log/Log", "Log", 14, ["exp/Exp:0"], ["log/Log"], [Output("log/Log", 0, log.shape)])
+    op = RuleOp("log/Log", "Log", 14, ["exp/Exp:0"], ["log/Log"], [RuleOutput("log/Log", 0, log.shape)])
     ops.append(op)
     w.dump(op, [("exp/Exp", 0)], [Tensor(broken, dtype="float16")])
 
     idx = w.golden("argmax/ArgMax", 0, rng.integers(0, 40, 64).astype(np.int64))
-    op = RuleOp("argmax/ArgMax", "ArgMaxV2", 15, ["log/Log:0"], ["argmax/ArgMax"], [Output("argmax/ArgMax", 0, idx.shape, dtype="DT_INT32")])
+    op = RuleOp("argmax/ArgMax", "ArgMaxV2", 15, ["log/Log:0"], ["argmax/ArgMax"], [RuleOutput("argmax/ArgMax", 0, idx.shape, dtype="DT_INT32")])
     ops.append(op)
     w.dump(op, [("log/Log", 0)], [Tensor(idx.astype(np.int32), dtype="int32")])
 
@@ -183,21 +183,21 @@ def _fusion_edge_values(w: _Writer, ops: List[RuleOp]) -> None:
 def _fusion_walk_backs(w: _Writer, ops: List[RuleOp], relu2: NDArray[np.float32], fc: NDArray[np.float32]) -> None:
     """An op without a golden file, one without a dump, a TransData walked back, and the faulty op."""
     rng = w.rng
-    op = RuleOp("tanh/Tanh", "Tanh", 16, ["relu2/Relu:0"], ["tanh/Tanh"], [Output("tanh/Tanh_src", 0, [24, 40])])
+    op = RuleOp("tanh/Tanh", "Tanh", 16, ["relu2/Relu:0"], ["tanh/Tanh"], [RuleOutput("tanh/Tanh_src", 0, [24, 40])])
     ops.append(op)  # its golden file was never written
     w.dump(op, [("relu2/Relu", 0)], [Tensor(np.tanh(relu2), dtype="float16")])
 
     ops.append(RuleOp("sigmoid/Sigmoid", "Sigmoid", 17, ["relu2/Relu:0"], ["sigmoid/Sigmoid"],
-                      [Output("sigmoid/Sigmoid", 0, [24, 40])]))  # no dump on the device
+                      [RuleOutput("sigmoid/Sigmoid", 0, [24, 40])]))  # no dump on the device
     w.golden("sigmoid/Sigmoid", 0, _normal(rng, 24, 40))
 
     # TransData back to NZ; its consumer's input is compared with relu2's golden.
-    op = RuleOp("trans/TransData", "TransData", 18, ["relu2/Relu:0"], None, [Output("", 0, [24, 40])])
+    op = RuleOp("trans/TransData", "TransData", 18, ["relu2/Relu:0"], None, [RuleOutput("", 0, [24, 40])])
     ops.append(op)
     w.dump(op, [("relu2/Relu", 0)], [Tensor(w.noisy(relu2), layout="FRACTAL_NZ", dtype="float16")])
 
     add = w.golden("add/Add", 0, _normal(rng, 24, 40))
-    op = RuleOp("add/Add", "Add", 19, ["trans/TransData:0", "fc/MatMul:0"], ["add/Add"], [Output("add/Add", 0, add.shape)])
+    op = RuleOp("add/Add", "Add", 19, ["trans/TransData:0", "fc/MatMul:0"], ["add/Add"], [RuleOutput("add/Add", 0, add.shape)])
     ops.append(op)
     w.dump(op, [("trans/TransData", 0), ("fc/MatMul", 0)], [Tensor(w.noisy(add, 0.5), dtype="float16")])  # the faulty op
 
@@ -234,7 +234,7 @@ def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
 
 def atc_sample_cases(root: Path, samples: Sequence[Path]) -> List[Case]:
     """Each real atc JSON sample (the project's are in tests/data/atc-json) with dumps generated to
-    match it (opdiff.testing.graph_dumps)."""
+    match it (tests.support.graph_dumps)."""
     cases = []
     for sample in samples:
         fm = opdiff.read_graph(sample)
@@ -247,7 +247,7 @@ def atc_sample_cases(root: Path, samples: Sequence[Path]) -> List[Case]:
 
 
 def difference_cases(root: Path) -> List[Case]:
-    """The differences found on TensorFlow-converted models (opdiff.testing.difference_cases)."""
+    """The differences found on TensorFlow-converted models (tests.support.difference_cases)."""
     groups, layouts = group_case(root / "groups"), layout_case(root / "layouts")
     return [
         Case("groups of several NPU ops (quantized)", groups.my, groups.golden, groups.rule,

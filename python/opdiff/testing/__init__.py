@@ -1,1 +1,0 @@
-"""Helpers that build test inputs (models, dumps) with the project's own writers."""
