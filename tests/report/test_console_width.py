@@ -140,7 +140,7 @@ def test_the_many_runs_tables_keep_headers_and_names_whole(runs: RunsSummary, wi
 def test_the_single_op_tables_keep_headers_and_numbers_whole(demo, width: int) -> None:
     _, folder = demo
     detail = single_op_detail(folder / "npu", folder / "golden", "block2/relu1_fused", top=5,
-                              fusion_rule=read_graph(folder / "model.json"))
+                              options=CompareOptions(fusion_rule=read_graph(folder / "model.json")))
     for table in single_op_tables(detail):
         lines = rendered(table, width)
         check_table(table, width, [])
