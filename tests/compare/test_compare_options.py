@@ -43,6 +43,8 @@ def test_options_refuse_what_the_flags_refuse() -> None:
         CompareOptions(max_elements=-1)
     with pytest.raises(ValueError, match="-cf needs -f"):
         CompareOptions(close_fusion_rule="off.json")
+    with pytest.raises(ValueError, match="non-negative"):
+        CompareOptions(rtol=-1e-3)
     with pytest.raises(ValueError, match="need -f"):
         CompareOptions(ids=IdSelection(select="1")).read_rules()
 

@@ -14,7 +14,7 @@ from typing import Any, Optional, Tuple, Union
 from opdiff.graph import FusionMap
 from opdiff.match.id_selection import IdSelection
 from opdiff.match.planning import RuleLike, read_rule
-from opdiff.numerics.core import DEFAULT_ATOL, DEFAULT_RTOL
+from opdiff.numerics.core import DEFAULT_ATOL, DEFAULT_RTOL, tolerances
 from opdiff.numerics.schema import ALGORITHMS
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -58,6 +58,7 @@ class CompareOptions:
             raise ValueError(f"--threads wants a count >= 1 (or 0: every core), got {self.threads}")
         if self.close_fusion_rule is not None and self.fusion_rule is None:
             raise ValueError("-cf needs -f (the fusion-on model)")
+        tolerances(self.rtol, self.atol)  # ValueError for a negative one, as the metrics functions say
 
     def replace(self, **changes: Any) -> CompareOptions:
         """These options with some fields changed (a TypeError names an unknown field)."""
