@@ -86,6 +86,9 @@ def test_every_fetchable_output_has_a_golden_file_with_the_session_value(model, 
             if op.name.startswith("loop/") and op.name not in LOOP_OPS_OUTSIDE:
                 assert key not in written and "while loop" in not_fetched[(op.name, position)]
                 continue
+            if op.type == "FusedBatchNormV3" and position >= 3:  # unwritten memory: listed, never written
+                assert key not in written and "reserve space" in not_fetched[(op.name, position)]
+                continue
             value = session_value(graph, tensor, feed)
             if value is None:
                 assert key not in written and (op.name, position) in not_fetched, tensor.name

@@ -67,6 +67,8 @@ def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], th
                 not_fetched.append(NotFetched(op.name, position, LOOP_REASON))
             elif tensor.dtype in (tf.resource, tf.variant):
                 not_fetched.append(NotFetched(op.name, position, f"dtype {tensor.dtype.name}: a handle, not values"))
+            elif _unwritten_reserve_space(op, position):
+                not_fetched.append(NotFetched(op.name, position, RESERVE_SPACE_REASON))
             else:
                 names.append(tensor.name)
     fetcher = _Fetcher(graph, {f"{name}:0": value for name, value in feeds.items()}, session_config(tf, threads), consumers(graph_def))
@@ -147,6 +149,16 @@ class _Fetcher:
                 return [np.asarray(value) for value in session.run(batch, self.feed)]
         except (tf.errors.OpError, ValueError, TypeError) as error:
             return error
+
+
+RESERVE_SPACE_REASON = ("reserve space of an inference FusedBatchNorm: TensorFlow leaves it unwritten, so its values "
+                        "differ from run to run and no device tensor matches them")
+
+
+def _unwritten_reserve_space(op: Any, position: int) -> bool:
+    """Outputs 3 and up of a FusedBatchNorm (V1, V2, V3) with is_training false: kept for a backward
+    pass that inference never runs, and left as whatever memory they were given."""
+    return op.type.startswith("FusedBatchNorm") and position >= 3 and not op.get_attr("is_training")
 
 
 def _has_op(graph: TfGraph, name: str) -> bool:
