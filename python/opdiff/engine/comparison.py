@@ -59,10 +59,9 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
     """
     options = (options or CompareOptions()).replace(**keywords)
     rules = options.read_rules()
-    ids = rules.ids
     scenario, plans, my_index, golden_index, quant_skipped = plan_and_quant_skips(
         my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close, quant_fusion_rule=rules.quant,
-        ids=ids, step=options.step, all_occurrences=options.all_occurrences,
+        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences,
     )
     quantized = is_quantized_run(my_index, rules.fusion, rules.quant)
     notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
@@ -76,7 +75,7 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
                                   threads=options.threads, quantized=quantized)
     columns = CsvColumns(
         algorithms=tuple(options.algorithms),
-        op_sequence=ids is not None,
+        op_sequence=rules.ids is not None,
         my_address=my_index.kind is FileKind.NPU,
         golden_address=golden_index.kind is FileKind.NPU,
         overflow=options.overflow_detection,

@@ -58,6 +58,8 @@ class CompareOptions:
             raise ValueError(f"--threads wants a count >= 1 (or 0: every core), got {self.threads}")
         if self.close_fusion_rule is not None and self.fusion_rule is None:
             raise ValueError("-cf needs -f (the fusion-on model)")
+        if isinstance(self.ids, IdSelection) and self.fusion_rule is None:
+            self.ids.resolve(None)  # its own error: -r and -s need -f
         tolerances(self.rtol, self.atol)  # ValueError for a negative one, as the metrics functions say
 
     def replace(self, **changes: Any) -> CompareOptions:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Union
 from opdiff.engine.options import CompareOptions
 from opdiff.fileio.interrupts import interrupts_deferred
 from opdiff.graph import FusionMap
-from opdiff.match.id_selection import IdSelection
 from opdiff.match.mapping_csv import write_mapping_rows
 from opdiff.match.planning import read_rule
 from opdiff.report.file_names import run_mapping_file_name, run_result_file_name, runs_summary_file_name, timestamp
@@ -91,9 +90,7 @@ def compare_runs(
     `on_run` hears of each run as its CSV is written (the CLI prints a line); `per_run` writes a
     compared run's further files, here on the client, before its rows are dropped."""
     executor = executor or LocalExecutor()
-    options = request.options
-    if isinstance(options.ids, IdSelection) and options.fusion_rule is None:  # the command's mistake, before anything is written
-        raise ValueError("-r and -s select fusion-rule ids: they need -f")
+    options = request.options  # -r/-s without -f: refused when the options were made
     out_folder = Path(out)
     out_folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     rules, close_rules = read_rules(options.fusion_rule), read_rules(options.close_fusion_rule)

@@ -21,9 +21,8 @@ def add_rules(parser: argparse.ArgumentParser) -> None:
 
 def apply_rules(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:
     """The rule files as given (read when the comparison starts; many runs take folders of them),
-    and -r/-s as an IdSelection, resolved against each run's rule; ValueError for -r/-s without -f."""
+    and -r/-s as an IdSelection, resolved against each run's rule; ValueError for -r/-s without -f
+    (CompareOptions refuses it)."""
     ids = IdSelection(args.range, args.select) if (args.range or args.select) else None
-    if ids is not None and args.fusion_rule_file is None:
-        raise ValueError("-r and -s select fusion-rule ids: they need -f")
     return options.replace(fusion_rule=args.fusion_rule_file, close_fusion_rule=args.close_fusion_rule_file,
                            quant_fusion_rule=args.quant_fusion_rule_file, ids=ids)
