@@ -9,6 +9,7 @@ Files named only by digits are resolved through ``mapping.csv`` in the same fold
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,7 +34,11 @@ _HASHED_NAME = re.compile(r"^[0-9]+(?:\.npy)?$")
 # Files opdiff itself writes into a dump folder (the name mapping, opdiff convert's list of files it
 # could not read): never dumps, so discovery and convert pass over them.
 CONVERT_FAILED_LIST = "convert_failed_file_list.txt"
-NOT_DUMPS = ("mapping.csv", CONVERT_FAILED_LIST)
+# A golden folder exported from a tfdbg root (dumps/tfdbg/golden.py) notes its source and, once
+# complete, the golden keys it has no file for, with why (so their rows can say it).
+TFDBG_SOURCE_FILE = "tfdbg_source.json"
+TFDBG_UNREADABLE_FILE = "tfdbg_unreadable.json"
+NOT_DUMPS = ("mapping.csv", CONVERT_FAILED_LIST, TFDBG_SOURCE_FILE, TFDBG_UNREADABLE_FILE)
 STATISTICS_SUFFIX = ".csv"  # a statistics dump is named "{dump file name}.csv" (docs/reference/device-files.md §2.1)
 
 
@@ -69,13 +74,15 @@ AnyName = Union[NpuDumpName, GoldenName]
 class DumpIndex:
     """The dump files of one folder, by op key, each list oldest first.
 
-    ``skipped`` lists files whose names are neither NPU dumps nor golden files, with the reason.
+    ``skipped`` lists files whose names are neither NPU dumps nor golden files, with the reason;
+    ``unreadable``, golden keys whose tensor could not be exported from a tfdbg root, with why.
     """
 
     folder: Path
     kind: Optional[FileKind]
     files: Dict[str, List[AnyName]] = field(default_factory=dict)
     skipped: List[Tuple[Path, str]] = field(default_factory=list)
+    unreadable: Dict[str, str] = field(default_factory=dict)
 
     def newest(self, key: str) -> Optional[AnyName]:
         """The file the reference compares for an op: the newest (last timestamp)."""
@@ -103,7 +110,7 @@ class DumpIndex:
                 files[key] = [versions[k]]
             elif newest_when_missing:
                 files[key] = [versions[-1]]
-        return DumpIndex(self.folder, self.kind, files, self.skipped)
+        return DumpIndex(self.folder, self.kind, files, self.skipped, self.unreadable)
 
     @property
     def is_quant(self) -> bool:
@@ -174,8 +181,19 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
     kind = FileKind.STATISTICS if has_statistics else FileKind.NPU if npu else FileKind.GOLDEN if golden else None
     for versions in files.values():
         versions.sort(key=_version_order)
+    unreadable = read_tfdbg_unreadable(folder)
+    skipped += [(str(folder / key), why) for key, why in unreadable.items()]
     # Sorted as strings, then made Paths: sorting thousands of Paths compares them part by part.
-    return DumpIndex(folder, kind, files, [(Path(path), reason) for path, reason in sorted(skipped)])
+    return DumpIndex(folder, kind, files, [(Path(path), reason) for path, reason in sorted(skipped)], unreadable)
+
+
+def read_tfdbg_unreadable(folder: Path) -> Dict[str, str]:
+    """The golden keys an export from a tfdbg root has no file for, with why (empty elsewhere)."""
+    try:
+        found = json.loads((folder / TFDBG_UNREADABLE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(key): str(value) for key, value in found.items()} if isinstance(found, dict) else {}
 
 
 def _add_statistics(npu: Dict[str, List[AnyName]], statistics: Sequence[NpuDumpName],

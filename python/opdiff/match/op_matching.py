@@ -143,6 +143,9 @@ def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, lab
     origin_index = desc.origin_output_index if desc.origin_output_index is not None else position
     path, role, index = lookup.find(desc.origin_name, origin_index)
     if path is None:
+        unreadable = lookup.index.unreadable.get(f"{escape_op_name(desc.origin_name)}.{origin_index}")
+        if unreadable is not None:  # a golden exported from a tfdbg root: its tensor could not be read
+            return GoldenTarget(None, reason=f"{no_ground_truth_for_tensor(label, tensor)} {unreadable}")
         return _no_ground_truth(label, tensor)
     return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None, ge_format=desc.ge_origin_format or None)
 

@@ -26,8 +26,18 @@ def _index_side(path: PathLike, step: Optional[int], with_fusion_rule: bool) -> 
         raise ValueError(f"{root}: no such file or folder")
     if not root.is_dir():
         raise ValueError(f"{root}: a dump folder is expected here")
+    root = tfdbg_golden(root, step)
     leaf = choose_leaf(root, find_leaves(root), step)
     return index_folder(leaf.folder, with_fusion_rule=with_fusion_rule)
+
+
+def tfdbg_golden(root: Path, step: Optional[int]) -> Path:
+    """A tfdbg dump root's step (default: the last) as its exported golden folder, a cache folder a
+    plan of many runs named exported now (dumps/tfdbg/golden.py); any other folder as it is."""
+    from opdiff.dumps.tfdbg.golden import golden_folder, prepare
+    from opdiff.dumps.tfdbg.roots import tfdbg_version
+
+    return golden_folder(root, step) if tfdbg_version(root) else prepare(root)
 
 
 def read_rule(rule: RuleLike) -> Optional[FusionMap]:

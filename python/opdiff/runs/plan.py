@@ -90,7 +90,7 @@ def plan_runs(views: Mapping[str, SideViews], rules: RuleSet) -> RunPlan:
         if reason is not None:
             plan.skipped.append(SkippedRun(key, reason))
             continue
-        golden_at = golden_places.get(key) if golden_is_tree else _single_golden(golden_views)
+        golden_at = golden_places.get(key) if golden_is_tree else _single_golden(golden_views, key.step)
         if not golden_at:
             plan.skipped.append(SkippedRun(key, f"no golden run for device {key.device}, model {key.model}, step {key.step}"))
             continue
@@ -113,8 +113,14 @@ def _runs_of(view: SideView) -> List[Tuple[RunKey, str]]:
     return [(run.key, run.folder) for run in view.runs]
 
 
-def _single_golden(golden_views: Mapping[str, SideView]) -> Dict[str, str]:
-    return {location: view.single for location, view in golden_views.items() if view.single is not None}
+def _single_golden(golden_views: Mapping[str, SideView], step: int) -> Dict[str, str]:
+    """The one golden folder each location sees; from a tfdbg root's steps, that of `step`."""
+    found = {location: view.single for location, view in golden_views.items() if view.single is not None}
+    for location, view in golden_views.items():
+        folder = dict(view.steps).get(step)
+        if folder is not None:
+            found[location] = folder
+    return found
 
 
 def _no_view_message(flag: str, views: Mapping[str, SideView]) -> str:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from opdiff.dumps.discovery import DumpLeaf, choose_leaf, find_leaves
+from opdiff.dumps.tfdbg.golden import golden_step_folders, step_folder
+from opdiff.dumps.tfdbg.roots import read_tfdbg_root, tfdbg_version
 
 # A leaf this many folders below the root is at least at the {model} level: the root is a tree.
 TREE_DEPTH = 2
@@ -58,10 +60,13 @@ class SideView:
     runs: Tuple[RunFolder, ...] = ()
     single: Optional[str] = None
     error: Optional[str] = None
+    # a tfdbg root's steps as golden folders (step number -> folder): each run of -m meets the
+    # golden step of its own step number
+    steps: Tuple[Tuple[int, str], ...] = ()
 
     @property
     def is_tree(self) -> bool:
-        return self.error is None and self.single is None
+        return self.error is None and self.single is None and not self.steps
 
 
 def view_side(root: str, step: Optional[int]) -> SideView:
@@ -71,6 +76,8 @@ def view_side(root: str, step: Optional[int]) -> SideView:
         return SideView(root, error=f"{root}: no such file or folder")
     if not path.is_dir():
         return SideView(root, error=f"{root}: a dump folder is expected here")
+    if tfdbg_version(path):
+        return _tfdbg_view(root, step)
     leaves = find_leaves(path)
     if not leaves:
         return SideView(root, error=f"{root}: no dump files found")
@@ -81,6 +88,21 @@ def view_side(root: str, step: Optional[int]) -> SideView:
         except ValueError as error:
             return SideView(root, error=str(error))
     return _tree_view(root, leaves, depth, step)
+
+
+def _tfdbg_view(root: str, step: Optional[int]) -> SideView:
+    """A tfdbg root: one step's golden folder with --step, else every step's (each exported only
+    when a run compares it)."""
+    try:
+        dump = read_tfdbg_root(root)
+        if step is not None:
+            return SideView(root, single=str(step_folder(dump, dump.step(step))))
+        steps = golden_step_folders(dump)
+    except (OSError, ValueError) as error:
+        return SideView(root, error=str(error))
+    if not steps:
+        return SideView(root, error=f"{root}: no run of this tfdbg root counts as a step ({dump.rule})")
+    return SideView(root, steps=tuple((number, str(folder)) for number, folder in steps))
 
 
 def _tree_view(root: str, leaves: List[DumpLeaf], depth: int, step: Optional[int]) -> SideView:

@@ -20,8 +20,8 @@ import numpy as np
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
 from opdiff.dumps.tfdbg.model import Run, TensorRef, TfdbgRoot, number_steps
-from opdiff.dumps.tfdbg.tensors import TensorDamaged, to_numpy
-from opdiff.dumps.tfdbg.tfrecord import RecordError, read_record_at, read_records
+from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped, to_numpy
+from opdiff.dumps.tfdbg.tfrecord import HEADER, RecordError, read_record_at, read_records
 
 METADATA_SUFFIX = ".metadata"
 EXECUTION_SUFFIX = ".execution"
@@ -85,7 +85,7 @@ def _read_traces(path: Path, problems: List[Tuple[str, str]]) -> List[Tuple[floa
 def _scan_traces(stream: Path, handle: BinaryIO, traces: List[Tuple[float, TensorRef]],
                  problems: List[Tuple[str, str]]) -> None:
     for record in read_records(handle):
-        header = record.offset - 12
+        header = record.offset - HEADER.size
         try:
             event = _decode(record.data)
         except TensorDamaged as error:
@@ -94,14 +94,8 @@ def _scan_traces(stream: Path, handle: BinaryIO, traces: List[Tuple[float, Tenso
         if not event.HasField("graph_execution_trace"):
             continue
         trace = event.graph_execution_trace
-        ref = TensorRef(trace.op_name, trace.output_slot, int(event.wall_time * 1e6), str(stream), header)
-        if record.damage is not None:
-            problems.append((ref.label, f"{trace.op_name}:{trace.output_slot}: {record.damage}"))
-        elif trace.tensor_debug_mode != pb.FULL_TENSOR:
-            problems.append((ref.label, f"{trace.op_name}:{trace.output_slot}: dumped in "
-                                        f"{pb.TensorDebugMode.Name(trace.tensor_debug_mode)} mode, not FULL_TENSOR"))
-        else:
-            traces.append((event.wall_time, ref))
+        # a damaged or summary-only trace keeps its place: reading it says why (read_v2_tensor)
+        traces.append((event.wall_time, TensorRef(trace.op_name, trace.output_slot, int(event.wall_time * 1e6), str(stream), header)))
 
 
 def read_v2_root(path: Path) -> TfdbgRoot:
@@ -138,7 +132,11 @@ def read_v2_tensor(ref: TensorRef) -> np.ndarray:
     event = _decode(record.data)
     if not event.HasField("graph_execution_trace"):
         raise TensorDamaged(f"offset {ref.offset}: not a graph execution trace")
-    return to_numpy(event.graph_execution_trace.tensor_proto)
+    trace = event.graph_execution_trace
+    if trace.tensor_debug_mode != pb.FULL_TENSOR:
+        raise TensorSkipped(f"dumped in {pb.TensorDebugMode.Name(trace.tensor_debug_mode)} mode: a summary, not the "
+                            "tensor (dump with tensor_debug_mode=\"FULL_TENSOR\")")
+    return to_numpy(trace.tensor_proto)
 
 
 def first_version(path: Path) -> Optional[str]:

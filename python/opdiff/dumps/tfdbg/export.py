@@ -1,0 +1,55 @@
+"""A tfdbg run's tensors as golden ``.npy`` files, named as the reference and ``dump-tf`` name them
+(``{op}.{output}.{µs}.npy``, ``/`` in op names as ``_``; conventions.dump_names.golden_file_name).
+
+One tensor is decoded and written at a time, so memory stays at about one tensor whatever the
+run's size. A tensor that cannot be read (damaged, or no numbers: strings, resources, variants) is
+no file: it is reported with its source and why, keyed as its golden file would be."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from opdiff.conventions.dump_names import escape_op_name, golden_file_name
+from opdiff.dumps.tfdbg.model import Run
+from opdiff.dumps.tfdbg.roots import read_tensor
+from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped
+from opdiff.fileio.atomic import replacing
+
+
+@dataclass
+class Export:
+    """What an export wrote, and the golden keys (``{escaped op}.{slot}``) it could not, with why."""
+
+    written: List[Path] = field(default_factory=list)
+    unreadable: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> List[Tuple[str, str]]:
+        return sorted(self.unreadable.items())
+
+
+def export_run(run: Run, out: Path) -> Export:
+    """Write every tensor of `run` under `out` (created), one at a time."""
+    out.mkdir(parents=True, exist_ok=True)
+    done = Export()
+    for ref in run.tensors:
+        key = f"{escape_op_name(ref.op_name)}.{ref.output_slot}"
+        try:
+            array = read_tensor(ref)
+        except (TensorDamaged, TensorSkipped) as error:
+            done.unreadable[key] = f"{ref.label}: {error}"
+            continue
+        except OSError as error:
+            done.unreadable[key] = f"{ref.label}: {error.strerror or error}"
+            continue
+        target = out / golden_file_name(ref.op_name, ref.output_slot, ref.timestamp)
+        with replacing(target) as temporary:
+            with open(temporary, "wb") as handle:
+                np.save(handle, array, allow_pickle=False)
+        done.unreadable.pop(key, None)  # a later dump of the same tensor that reads wins
+        done.written.append(target)
+    return done
