@@ -7,6 +7,8 @@ Output names follow the reference tool (docs/reference/reference-tool.md §6.6):
 * ``-f FORMAT [-s SHAPE]``: ``{file}.{input|output}.{i}.{d0xd1x...}.npy`` — the tensor laid out
   in FORMAT (logical shape SHAPE, default its original shape), padding removed;
 * buffers ``{file}.l1buffer.{i}.bin``, workspaces ``{file}.space.{i}.bin``;
+* a tfdbg dump root (v1 or v2): golden ``{op}.{output}.{µs}.npy`` files (``/`` as ``_``), the
+  step of ``--step`` into the output folder, or every step into ``step_{n}/`` below it;
 * ``Opdebug.Node_OpDebug.*`` overflow records: ``{file}.output.0.json``, the decoded record
   (addresses and status words in hex) instead of the raw bytes.
 
@@ -23,6 +25,7 @@ import time
 from pathlib import Path
 from typing import List
 
+from opdiff.commands.args.dump_paths import add_step
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import print_error, print_note
@@ -42,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("-o", "--output-index", type=int, metavar="I", help="with -f: convert only output I")
     parser.add_argument("-i", "--input-index", type=int, metavar="I", help="with -f: convert only input I")
     add_threads(parser, "files converted at once")
+    add_step(parser)  # a tfdbg root's step (default: every step, each into -out/step_{n}/)
     parser.set_defaults(run=run)
 
 
@@ -62,8 +66,11 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from opdiff.commands.tfdbg_root import convert_root, is_tfdbg_root
     from opdiff.dumps.formats import format_name, format_number, parse_shape
 
+    if is_tfdbg_root(args.dump):
+        return convert_root(args)
     console = Console(stderr=True)
     try:
         target_format = format_name(format_number(args.format)) if args.format else None

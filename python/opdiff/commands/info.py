@@ -1,5 +1,6 @@
 """`opdiff info PATH`: every tensor of a dump (or .npy) file in a table; --stats adds values. A
-statistics CSV or a dump folder is listed by commands/info_statistics.py."""
+statistics CSV or a dump folder is listed by commands/info_statistics.py, a tfdbg root by
+commands/tfdbg_root.py."""
 
 from __future__ import annotations
 
@@ -42,6 +43,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     status = 0
     for path in args.paths:
+        if os.path.isdir(path):
+            from opdiff.commands.tfdbg_root import is_tfdbg_root, print_root
+
+            if is_tfdbg_root(path):
+                status = print_root(path, console) or status
+                continue
         if path.endswith(".csv") or os.path.isdir(path):
             from opdiff.commands.info_statistics import print_side_or_statistics
 

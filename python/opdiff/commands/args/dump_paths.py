@@ -11,10 +11,15 @@ from opdiff.engine.options import CompareOptions
 def add_dump_paths(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--my-dump-path", required=True, type=Path, help="NPU dump folder (any level of the device layout)")
     parser.add_argument("-g", "--golden-dump-path", required=True, type=Path, help="golden .npy folder or NPU dump folder")
-    parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
+    add_step(parser)
     parser.add_argument("--all", dest="all_occurrences", action="store_true",
                         help="compare every dump of an op (an op run several times in one step), not only the newest; "
                         "rows are named op#0, op#1, ... and ordered run by run")
+
+
+def add_step(parser: argparse.ArgumentParser) -> None:
+    """--step: a device tree's step folder, or a tfdbg root's step (compare -g, convert -d)."""
+    parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
 
 
 def apply_dump_paths(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:

@@ -28,7 +28,7 @@ NUMPY_DTYPES: Dict[int, np.dtype] = {
     pb.DT_QUINT16: np.dtype("<u2"), pb.DT_QINT32: np.dtype("<i4"),
     pb.DT_FLOAT8_E5M2: np.dtype(ml_dtypes.float8_e5m2), pb.DT_FLOAT8_E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
 }
-NOT_NUMBERS = {pb.DT_STRING: "a string tensor", pb.DT_RESOURCE: "a resource handle", pb.DT_VARIANT: "a variant tensor"}
+NOT_NUMBERS: Dict[int, str] = {pb.DT_STRING: "a string tensor", pb.DT_RESOURCE: "a resource handle", pb.DT_VARIANT: "a variant tensor"}
 
 
 class TensorSkipped(ValueError):

@@ -111,7 +111,7 @@ def _index_device(device: Path, tensors: List[TensorRef], problems: List[Tuple[s
                 tensors.append(ref)
 
 
-def tensor_ref(path: str, relative_name: str) -> "TensorRef | str":
+def tensor_ref(path: str, relative_name: str) -> TensorRef | str:
     """The tensor a file's path names, or why it names none.
 
     >>> tensor_ref("d/dense/MatMul_0_DebugIdentity_17", "dense/MatMul_0_DebugIdentity_17").op_name
