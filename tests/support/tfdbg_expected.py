@@ -36,7 +36,7 @@ def read_all(root: Path) -> Tuple[Dict[str, np.ndarray], List[str]]:
 
 def differences(root: Path, expected: Dict[str, np.ndarray]) -> List[str]:
     """What differs between opdiff's tensors and the expected ones (empty when all agree)."""
-    found, skipped = read_all(root)
+    found, _skipped = read_all(root)
     problems = [f"{key}: TensorFlow gave it, opdiff did not" for key in sorted(set(expected) - set(found))]
     problems += [f"{key}: opdiff read it, TensorFlow did not" for key in sorted(set(found) - set(expected))]
     for key in sorted(set(found) & set(expected)):

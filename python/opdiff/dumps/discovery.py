@@ -182,18 +182,23 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
     for versions in files.values():
         versions.sort(key=_version_order)
     unreadable = read_tfdbg_unreadable(folder)
-    skipped += [(str(folder / key), why) for key, why in unreadable.items()]
+    skipped += [(source, why) for source, why in unreadable.values()]
     # Sorted as strings, then made Paths: sorting thousands of Paths compares them part by part.
-    return DumpIndex(folder, kind, files, [(Path(path), reason) for path, reason in sorted(skipped)], unreadable)
+    reasons = {key: f"{source}: {why}" for key, (source, why) in unreadable.items() if not key.startswith("?")}
+    return DumpIndex(folder, kind, files, [(Path(path), reason) for path, reason in sorted(skipped)], reasons)
 
 
-def read_tfdbg_unreadable(folder: Path) -> Dict[str, str]:
-    """The golden keys an export from a tfdbg root has no file for, with why (empty elsewhere)."""
+def read_tfdbg_unreadable(folder: Path) -> Dict[str, Tuple[str, str]]:
+    """The golden keys an export from a tfdbg root has no file for, with the tensor's source and
+    why ("?n" keys: sources that named no tensor); empty for any other folder."""
     try:
         found = json.loads((folder / TFDBG_UNREADABLE_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {str(key): str(value) for key, value in found.items()} if isinstance(found, dict) else {}
+    if not isinstance(found, dict):
+        return {}
+    return {str(key): (str(value.get("source", "")), str(value.get("why", "")))
+            for key, value in found.items() if isinstance(value, dict)}
 
 
 def _add_statistics(npu: Dict[str, List[AnyName]], statistics: Sequence[NpuDumpName],

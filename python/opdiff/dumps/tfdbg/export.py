@@ -22,14 +22,15 @@ from opdiff.fileio.atomic import replacing
 
 @dataclass
 class Export:
-    """What an export wrote, and the golden keys (``{escaped op}.{slot}``) it could not, with why."""
+    """What an export wrote, and the golden keys (``{escaped op}.{slot}``) it could not, each with
+    its source (a file, or ``{stream}@{offset}``) and why."""
 
     written: List[Path] = field(default_factory=list)
-    unreadable: Dict[str, str] = field(default_factory=dict)
+    unreadable: Dict[str, Tuple[str, str]] = field(default_factory=dict)
 
     @property
     def problems(self) -> List[Tuple[str, str]]:
-        return sorted(self.unreadable.items())
+        return [(source, why) for source, why in sorted(self.unreadable.values())]
 
 
 def export_run(run: Run, out: Path) -> Export:
@@ -41,10 +42,10 @@ def export_run(run: Run, out: Path) -> Export:
         try:
             array = read_tensor(ref)
         except (TensorDamaged, TensorSkipped) as error:
-            done.unreadable[key] = f"{ref.label}: {error}"
+            done.unreadable[key] = (ref.label, str(error))
             continue
         except OSError as error:
-            done.unreadable[key] = f"{ref.label}: {error.strerror or error}"
+            done.unreadable[key] = (ref.label, error.strerror or str(error))
             continue
         target = out / golden_file_name(ref.op_name, ref.output_slot, ref.timestamp)
         with replacing(target) as temporary:

@@ -77,8 +77,9 @@ def prepare(folder: Path, root: Optional[TfdbgRoot] = None, run: Optional[Run] =
         root = read_tfdbg_root(source["root"])
         run = root.step(int(source["step"]))
     done = export_run(run, folder)
-    unreadable = dict(done.unreadable)
-    for where, why in root.problems + run.problems:
-        unreadable.setdefault(f"file {Path(where.split('@')[0]).name}", f"{where}: {why}")
+    unreadable = {key: {"source": source, "why": why} for key, (source, why) in done.unreadable.items()}
+    # what could not be indexed at all (an unnamed file, a stream cut short) has no golden key
+    for number, (source, why) in enumerate(root.problems + run.problems):
+        unreadable[f"?{number}"] = {"source": source, "why": why}
     write_text(folder / UNREADABLE_FILE, json.dumps(unreadable, indent=1, sort_keys=True))
     return folder

@@ -138,17 +138,17 @@ def read_v1_tensor(ref: TensorRef) -> np.ndarray:
         raise TensorDamaged(f"{size} bytes: too large for one tensor file")
     with open(ref.path, "rb") as handle:
         data = handle.read()
-    return tensor_of_event(data, Path(ref.path).name)
+    return tensor_of_event(data)
 
 
-def tensor_of_event(data: bytes, name: str) -> np.ndarray:
+def tensor_of_event(data: bytes) -> np.ndarray:
     """The tensor of a serialized v1 Event (its first summary value's tensor)."""
     try:
         event = pb.Event.FromString(data)
     except Exception as error:  # protobuf's DecodeError, and what a hostile varint raises
-        raise TensorDamaged(f"{name}: not an Event proto ({type(error).__name__}: {error})") from None
+        raise TensorDamaged(f"not an Event proto ({type(error).__name__}: {error})") from None
     if not event.HasField("summary") or not event.summary.value or not event.summary.value[0].HasField("tensor"):
-        raise TensorDamaged(f"{name}: an Event without a summary tensor (a damaged or foreign file)")
+        raise TensorDamaged("an Event without a summary tensor (a damaged or foreign file)")
     return to_numpy(event.summary.value[0].tensor)
 
 
