@@ -54,6 +54,7 @@ for _folder in (_BENCH, _BENCH.parent):  # bench/fuzz_dumps.py; the tests packag
     if str(_folder) not in sys.path:
         sys.path.insert(0, str(_folder))
 import fuzz_dumps  # noqa: E402  (bench/fuzz_dumps.py: dump seeds and the read-everything check)
+import tfdbg_targets  # noqa: E402  (bench/fuzz/tfdbg_targets.py: the tfdbg readers' targets)
 
 from tests.support.attr_compressor import compress  # noqa: E402
 from tests.support.ge_training_model import training_model_def  # noqa: E402
@@ -457,6 +458,10 @@ TARGETS: Dict[str, Target] = {
         Target("layout", "TensorView over random stored formats, shapes, dtypes, groups and targets", layout_seeds, check_layout),
         Target("statistics", "statistics CSVs: the Python reader, and the core's fast path checked against it", statistics_seeds,
                check_statistics),
+        Target("tfdbg_v1", "tfdbg v1 tensor files (Event protos): the root and every tensor, shape and dtype as declared",
+               tfdbg_targets.v1_seeds, tfdbg_targets.check_v1),
+        Target("tfdbg_v2", "tfdbg v2 .graph_execution_traces TFRecord streams: framing, CRCs, DebugEvent, every tensor",
+               tfdbg_targets.v2_seeds, tfdbg_targets.check_v2),
     )
 }
 

@@ -28,6 +28,9 @@ NUMPY_DTYPES: Dict[int, np.dtype] = {
     pb.DT_QUINT16: np.dtype("<u2"), pb.DT_QINT32: np.dtype("<i4"),
     pb.DT_FLOAT8_E5M2: np.dtype(ml_dtypes.float8_e5m2), pb.DT_FLOAT8_E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
 }
+# A short value list expands to the whole shape (TensorFlow's rule); past this many bytes the
+# expansion is refused rather than allocated (tfdbg writes big tensors as tensor_content anyway).
+MAX_EXPANDED_BYTES = 1 << 30
 NOT_NUMBERS: Dict[int, str] = {pb.DT_STRING: "a string tensor", pb.DT_RESOURCE: "a resource handle", pb.DT_VARIANT: "a variant tensor"}
 
 
@@ -132,6 +135,9 @@ def _broadcast(values: np.ndarray, count: int, proto: pb.TensorProto) -> np.ndar
     """TensorFlow's rule for short value lists: the last value fills the rest; none means zeros."""
     if values.size == count:
         return values
+    if count * values.dtype.itemsize > MAX_EXPANDED_BYTES:
+        raise TensorDamaged(f"{values.size} values to expand to {count} elements: over the "
+                            f"{MAX_EXPANDED_BYTES >> 20} MiB opdiff expands a short value list to")
     if values.size > count:
         raise TensorDamaged(f"{values.size} values for a shape of {count} elements ({dtype_name(proto.dtype)})")
     if values.size == 0:
