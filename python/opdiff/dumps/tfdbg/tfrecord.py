@@ -7,6 +7,7 @@ after it can be framed."""
 
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator, Optional
@@ -56,6 +57,35 @@ def read_records(handle: BinaryIO, *, check_crc: bool = True, start: int = 0) ->
             damage = f"offset {position}: the record's data CRC does not match"
         yield Record(position + HEADER.size, data, damage)
         position += HEADER.size + length + FOOTER.size
+
+
+@dataclass(frozen=True)
+class RecordHead:
+    """A record's place, length and first bytes, its data not read (an index pass)."""
+
+    offset: int  # of the header
+    length: int
+    prefix: bytes
+
+
+def scan_records(handle: BinaryIO, prefix_bytes: int) -> Iterator[RecordHead]:
+    """Every record's head, seeking past the rest of its data: the length CRC is checked, the
+    data CRC is left to whoever reads the record (read_record_at)."""
+    size = os.fstat(handle.fileno()).st_size
+    position = 0
+    while position < size:
+        handle.seek(position)
+        header = handle.read(HEADER.size)
+        if len(header) < HEADER.size:
+            raise RecordError(f"offset {position}: a record header cut short ({len(header)} of {HEADER.size} bytes)")
+        length, length_crc = HEADER.unpack(header)
+        if masked_crc32c(header[:8]) != length_crc:
+            raise RecordError(f"offset {position}: the record length's CRC does not match (a damaged length)")
+        end = position + HEADER.size + length + FOOTER.size
+        if end > size:
+            raise RecordError(f"offset {position}: a record of {length} bytes cut short by the end of the file")
+        yield RecordHead(position, length, handle.read(min(length, prefix_bytes)))
+        position = end
 
 
 def read_record_at(handle: BinaryIO, offset: int) -> Record:

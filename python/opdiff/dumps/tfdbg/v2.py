@@ -6,8 +6,9 @@ graph, FULL_TENSOR mode holding the tensor) and others opdiff does not need.
 A step is one execution of the traced function: the function most executions called (the later
 winning a tie; model.number_steps). TensorFlow writes an execution's record after the graph ran,
 so a trace belongs to the first function execution not older than it; traces after the last one
-form a run of their own, listed, not counted. Streams are read record by record, keeping only
-each trace's op, slot and offset."""
+form a run of their own, listed, not counted. Streams are read record by record, and a trace
+stream only as far as each record's op and slot: the index keeps them and the record's offset, and
+the tensor (its data CRC checked then) is read when it is compared."""
 
 from __future__ import annotations
 
@@ -21,11 +22,14 @@ import numpy as np
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
 from opdiff.dumps.tfdbg.model import Run, TensorRef, TfdbgRoot, number_steps
 from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped, to_numpy
-from opdiff.dumps.tfdbg.tfrecord import HEADER, RecordError, read_record_at, read_records
+from opdiff.dumps.tfdbg.tfrecord import RecordError, read_record_at, read_records, scan_records
+from opdiff.dumps.tfdbg.trace_head import TraceHead, trace_head
 
 METADATA_SUFFIX = ".metadata"
 EXECUTION_SUFFIX = ".execution"
 TRACES_SUFFIX = ".graph_execution_traces"
+# Enough of a trace record for its op name and slot (trace_head); the tensor is not read.
+HEAD_BYTES = 4096
 
 
 def is_v2_root(path: Path) -> bool:
@@ -84,18 +88,24 @@ def _read_traces(path: Path, problems: List[Tuple[str, str]]) -> List[Tuple[floa
 
 def _scan_traces(stream: Path, handle: BinaryIO, traces: List[Tuple[float, TensorRef]],
                  problems: List[Tuple[str, str]]) -> None:
-    for record in read_records(handle):
-        header = record.offset - HEADER.size
-        try:
-            event = _decode(record.data)
-        except TensorDamaged as error:
-            problems.append((f"{stream}@{header}", str(error)))
-            continue
-        if not event.HasField("graph_execution_trace"):
-            continue
-        trace = event.graph_execution_trace
-        # a damaged or summary-only trace keeps its place: reading it says why (read_v2_tensor)
-        traces.append((event.wall_time, TensorRef(trace.op_name, trace.output_slot, int(event.wall_time * 1e6), str(stream), header)))
+    """Index a trace stream from each record's first bytes (trace_head), reading a whole record
+    only where those do not say; a damaged or summary-only trace keeps its place, and reading it
+    says why (read_v2_tensor)."""
+    for head in scan_records(handle, HEAD_BYTES):
+        found = trace_head(head.prefix)
+        if found is None:
+            record = read_record_at(handle, head.offset) if head.length > len(head.prefix) else None
+            try:
+                event = _decode(record.data if record is not None else head.prefix)
+            except TensorDamaged as error:
+                problems.append((f"{stream}@{head.offset}", str(error)))
+                continue
+            if not event.HasField("graph_execution_trace"):
+                continue
+            trace = event.graph_execution_trace
+            found = TraceHead(event.wall_time, trace.op_name, trace.output_slot, trace.tensor_debug_mode)
+        ref = TensorRef(found.op_name, found.output_slot, int(found.wall_time * 1e6), str(stream), head.offset)
+        traces.append((found.wall_time, ref))
 
 
 def read_v2_root(path: Path) -> TfdbgRoot:
