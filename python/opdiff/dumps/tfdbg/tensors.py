@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
+from opdiff.dumps.tfdbg.wire import TensorSpan
 
 # TensorFlow's *_REF types (a variable's ref output) are the base type plus 100.
 REF_OFFSET = 100
@@ -82,13 +83,29 @@ def to_numpy(proto: pb.TensorProto) -> np.ndarray:
         raise TensorDamaged(f"{dtype_name(proto.dtype)} is not a type opdiff reads")
     shape = tensor_shape(proto)
     count = int(np.prod(shape, dtype=np.int64))
-    if proto.tensor_content:
-        content = proto.tensor_content
+    content = proto.tensor_content  # each access copies the bytes: once only
+    if content:
         if len(content) != count * dtype.itemsize:
             raise TensorDamaged(f"tensor_content holds {len(content)} bytes; shape {list(shape)} of "
                                 f"{dtype_name(proto.dtype)} needs {count * dtype.itemsize}")
         return np.frombuffer(content, dtype=dtype).reshape(shape)
     return _broadcast(_typed_values(proto, number, dtype), count, proto).reshape(shape)
+
+
+def span_to_numpy(data: bytes, span: TensorSpan) -> np.ndarray:
+    """The array a located ``tensor_content`` holds: a view of `data`, never a copy. TensorSkipped
+    or TensorDamaged as to_numpy gives them."""
+    number = span.dtype - REF_OFFSET if span.dtype > REF_OFFSET else span.dtype
+    if number in NOT_NUMBERS:
+        raise TensorSkipped(f"{NOT_NUMBERS[number]} ({dtype_name(span.dtype)}): no numbers to compare")
+    dtype = NUMPY_DTYPES.get(number)
+    if dtype is None:
+        raise TensorDamaged(f"{dtype_name(span.dtype)} is not a type opdiff reads")
+    count = int(np.prod(span.shape, dtype=object))
+    if span.end - span.start != count * dtype.itemsize:
+        raise TensorDamaged(f"tensor_content holds {span.end - span.start} bytes; shape {list(span.shape)} of "
+                            f"{dtype_name(span.dtype)} needs {count * dtype.itemsize}")
+    return np.frombuffer(data, dtype=dtype, count=count, offset=span.start).reshape(span.shape)
 
 
 def _typed_values(proto: pb.TensorProto, number: int, dtype: np.dtype) -> np.ndarray:

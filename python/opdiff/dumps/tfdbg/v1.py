@@ -23,7 +23,8 @@ import numpy as np
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
 from opdiff.dumps.tfdbg.model import Run, TensorRef, TfdbgRoot, number_steps
-from opdiff.dumps.tfdbg.tensors import TensorDamaged, to_numpy
+from opdiff.dumps.tfdbg.tensors import TensorDamaged, span_to_numpy, to_numpy
+from opdiff.dumps.tfdbg.wire import TensorSpan, submessage, tensor_span
 
 RUN_FOLDER = re.compile(r"^run_(\d+)_(\d+)$")
 DEVICE_PREFIX = "_tfdbg_device_"
@@ -142,7 +143,11 @@ def read_v1_tensor(ref: TensorRef) -> np.ndarray:
 
 
 def tensor_of_event(data: bytes) -> np.ndarray:
-    """The tensor of a serialized v1 Event (its first summary value's tensor)."""
+    """The tensor of a serialized v1 Event (its first summary value's tensor): a view of `data`
+    where its tensor_content can be found on the wire (wire.tensor_span), else through protobuf."""
+    span = _located(data)
+    if span is not None:
+        return span_to_numpy(data, span)
     try:
         event = pb.Event.FromString(data)
     except Exception as error:  # protobuf's DecodeError, and what a hostile varint raises
@@ -150,6 +155,20 @@ def tensor_of_event(data: bytes) -> np.ndarray:
     if not event.HasField("summary") or not event.summary.value or not event.summary.value[0].HasField("tensor"):
         raise TensorDamaged("an Event without a summary tensor (a damaged or foreign file)")
     return to_numpy(event.summary.value[0].tensor)
+
+
+_EVENT_FIELDS, _SUMMARY_FIELDS = frozenset({1, 2, 5}), frozenset({1})  # wall_time, step, summary; value
+_VALUE_FIELDS = frozenset({1, 7, 8, 9})  # tag, node_name, tensor, metadata
+
+
+def _located(data: bytes) -> Optional[TensorSpan]:
+    try:
+        summary = submessage(data, 0, len(data), 5, _EVENT_FIELDS)
+        value = submessage(data, *summary, 1, _SUMMARY_FIELDS, _SUMMARY_FIELDS) if summary else None  # value[0]
+        tensor = submessage(data, *value, 8, _VALUE_FIELDS) if value else None
+    except IndexError:
+        return None
+    return tensor_span(data, *tensor) if tensor else None
 
 
 def device_name(folder_name: str) -> Optional[str]:

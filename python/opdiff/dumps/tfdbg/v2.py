@@ -21,9 +21,10 @@ import numpy as np
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
 from opdiff.dumps.tfdbg.model import Run, TensorRef, TfdbgRoot, number_steps
-from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped, to_numpy
+from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped, span_to_numpy, to_numpy
 from opdiff.dumps.tfdbg.tfrecord import RecordError, read_record_at, read_records, scan_records
 from opdiff.dumps.tfdbg.trace_head import TraceHead, trace_head
+from opdiff.dumps.tfdbg.wire import LENGTH, VARINT, TensorSpan, singular, submessage, tensor_span
 
 METADATA_SUFFIX = ".metadata"
 EXECUTION_SUFFIX = ".execution"
@@ -139,6 +140,9 @@ def read_v2_tensor(ref: TensorRef) -> np.ndarray:
             raise TensorDamaged(str(error)) from None
     if record.damage is not None:
         raise TensorDamaged(record.damage)
+    span = _located(record.data)
+    if span is not None:
+        return span_to_numpy(record.data, span)
     event = _decode(record.data)
     if not event.HasField("graph_execution_trace"):
         raise TensorDamaged(f"offset {ref.offset}: not a graph execution trace")
@@ -147,6 +151,23 @@ def read_v2_tensor(ref: TensorRef) -> np.ndarray:
         raise TensorSkipped(f"dumped in {pb.TensorDebugMode.Name(trace.tensor_debug_mode)} mode: a summary, not the "
                             "tensor (dump with tensor_debug_mode=\"FULL_TENSOR\")")
     return to_numpy(trace.tensor_proto)
+
+
+_EVENT_FIELDS = frozenset({1, 2, 10})  # wall_time, step, graph_execution_trace
+_TRACE_FIELDS = frozenset({1, 2, 3, 4, 5, 6})  # context id, op name, slot, mode, tensor, device
+
+
+def _located(data: bytes) -> Optional[TensorSpan]:
+    """Where a FULL_TENSOR trace's tensor_content lies in the record (None: let protobuf read it)."""
+    try:
+        trace = submessage(data, 0, len(data), 10, _EVENT_FIELDS)
+        found = singular(data, *trace, _TRACE_FIELDS) if trace else None
+    except IndexError:
+        return None
+    mode, tensor = (found.get(4), found.get(5)) if found is not None else (None, None)
+    if mode is None or mode[:2] != (VARINT, pb.FULL_TENSOR) or tensor is None or tensor[0] != LENGTH:
+        return None
+    return tensor_span(data, tensor[1], tensor[2])
 
 
 def first_version(path: Path) -> Optional[str]:
