@@ -55,6 +55,10 @@ NOT_RUN_BLOCKS = {
     ("docs/model-explorer.md", "slow", "model-explorer --extensions=opdiff.viewer   # then open a .om, atc JSON or GE graph dump in its page"),
     ("docs/cli.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C"),
     ("docs/reliability.md", "slow", "for t in header dump npy om layout; do python bench/fuzz/run.py $t --seconds 600 --corpus corpus-$t; done"),
+    ("docs/scenario-tf-training.md", "python", "# fragment: needs the Ascend TF adapter (npu_bridge), on an NPU host"),
+    ("docs/scenario-tf-training.md", "python", "# fragment: the session config of a tf.compat.v1 training script on an NPU host"),
+    ("docs/scenario-tf-training.md", "device", "export DUMP_GE_GRAPH=2        # the graphs without their weight data (1 keeps everything)"),
+    ("docs/scenario-tf-training.md", "device", "opdiff compare -m $DUMP/20261129103000/0/ge_default_20261129103000_1/1/5 -g tfdbg_v1 -f graphs/ge_proto_00000123_Build.txt -out results/ -advisor"),
     ("docs/reliability.md", "slow", "pip install -Cbuild-dir=build/asan -Ccmake.define.OPDIFF_SANITIZE=ON \".[test]\"   # or SKBUILD_CMAKE_DEFINE=OPDIFF_SANITIZE=ON"),
 }
 

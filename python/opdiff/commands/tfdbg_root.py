@@ -24,7 +24,8 @@ def is_tfdbg_root(spec: str) -> bool:
 
 def convert_root(args: argparse.Namespace) -> int:
     """Write the golden .npy files of step ``--step`` into -out, or of every step into
-    ``-out/step_{n}/``; a tensor that cannot be read is listed and skipped (exit 2 when any was)."""
+    ``-out/step_{n}/``; a tensor without numbers (strings, resources) is listed, a damaged one
+    listed too, and the exit status then 11 (invalid dump data), as for dump files."""
     from rich.console import Console
     from rich.table import Table
 
@@ -54,7 +55,7 @@ def convert_root(args: argparse.Namespace) -> int:
             return ExitCode.BAD_INPUT
         for key, why in done.problems:
             print_note(f"{key}: {why}", console, label="skipped ")
-        failed += len(done.unreadable)
+        failed += len(done.damaged)
         table.add_row(str(run.step), run.label, str(len(done.written)), str(len(done.unreadable)), str(out))
     Console().print(table)
     for where, why in root.problems:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 import numpy as np
 
@@ -27,6 +27,7 @@ class Export:
 
     written: List[Path] = field(default_factory=list)
     unreadable: Dict[str, Tuple[str, str]] = field(default_factory=dict)
+    damaged: Set[str] = field(default_factory=set)  # the keys of `unreadable` that hold numbers, damaged
 
     @property
     def problems(self) -> List[Tuple[str, str]]:
@@ -41,16 +42,19 @@ def export_run(run: Run, out: Path) -> Export:
         key = f"{escape_op_name(ref.op_name)}.{ref.output_slot}"
         try:
             array = read_tensor(ref)
-        except (TensorDamaged, TensorSkipped) as error:
+        except TensorSkipped as error:
             done.unreadable[key] = (ref.label, str(error))
             continue
-        except OSError as error:
-            done.unreadable[key] = (ref.label, error.strerror or str(error))
+        except (TensorDamaged, OSError) as error:
+            why = (error.strerror or str(error)) if isinstance(error, OSError) else str(error)
+            done.unreadable[key] = (ref.label, why)
+            done.damaged.add(key)
             continue
         target = out / golden_file_name(ref.op_name, ref.output_slot, ref.timestamp)
         with replacing(target) as temporary:
             with open(temporary, "wb") as handle:
                 np.save(handle, array, allow_pickle=False)
         done.unreadable.pop(key, None)  # a later dump of the same tensor that reads wins
+        done.damaged.discard(key)
         done.written.append(target)
     return done
