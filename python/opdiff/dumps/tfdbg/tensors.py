@@ -57,6 +57,18 @@ def dtype_name(number: int) -> str:
     return f"{name}_REF" if base != number else name
 
 
+def numpy_dtype_of(number: int) -> Tuple[int, np.dtype]:
+    """The base DataType (a _REF one's) and its numpy dtype; TensorSkipped for types without
+    numbers, TensorDamaged for types opdiff does not know."""
+    base = number - REF_OFFSET if number > REF_OFFSET else number
+    if base in NOT_NUMBERS:
+        raise TensorSkipped(f"{NOT_NUMBERS[base]} ({dtype_name(number)}): no numbers to compare")
+    dtype = NUMPY_DTYPES.get(base)
+    if dtype is None:
+        raise TensorDamaged(f"{dtype_name(number)} is not a type opdiff reads")
+    return base, dtype
+
+
 def tensor_shape(proto: pb.TensorProto) -> Tuple[int, ...]:
     if proto.tensor_shape.unknown_rank:
         raise TensorDamaged("the tensor's shape has an unknown rank")
@@ -75,12 +87,7 @@ def to_numpy(proto: pb.TensorProto) -> np.ndarray:
     >>> to_numpy(t).tolist()
     [1.5, 1.5, 1.5]
     """
-    number = proto.dtype - REF_OFFSET if proto.dtype > REF_OFFSET else proto.dtype
-    if number in NOT_NUMBERS:
-        raise TensorSkipped(f"{NOT_NUMBERS[number]} ({dtype_name(proto.dtype)}): no numbers to compare")
-    dtype = NUMPY_DTYPES.get(number)
-    if dtype is None:
-        raise TensorDamaged(f"{dtype_name(proto.dtype)} is not a type opdiff reads")
+    number, dtype = numpy_dtype_of(proto.dtype)
     shape = tensor_shape(proto)
     count = int(np.prod(shape, dtype=np.int64))
     content = proto.tensor_content  # each access copies the bytes: once only
@@ -95,12 +102,7 @@ def to_numpy(proto: pb.TensorProto) -> np.ndarray:
 def span_to_numpy(data: bytes, span: TensorSpan) -> np.ndarray:
     """The array a located ``tensor_content`` holds: a view of `data`, never a copy. TensorSkipped
     or TensorDamaged as to_numpy gives them."""
-    number = span.dtype - REF_OFFSET if span.dtype > REF_OFFSET else span.dtype
-    if number in NOT_NUMBERS:
-        raise TensorSkipped(f"{NOT_NUMBERS[number]} ({dtype_name(span.dtype)}): no numbers to compare")
-    dtype = NUMPY_DTYPES.get(number)
-    if dtype is None:
-        raise TensorDamaged(f"{dtype_name(span.dtype)} is not a type opdiff reads")
+    _, dtype = numpy_dtype_of(span.dtype)
     count = int(np.prod(span.shape, dtype=object))
     if span.end - span.start != count * dtype.itemsize:
         raise TensorDamaged(f"tensor_content holds {span.end - span.start} bytes; shape {list(span.shape)} of "

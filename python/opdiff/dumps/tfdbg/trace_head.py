@@ -11,6 +11,8 @@ import struct
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from opdiff.dumps.tfdbg.wire import varint
+
 _WALL_TIME, _TRACE = 1, 10  # DebugEvent fields
 _OP_NAME, _SLOT, _MODE, _TENSOR = 2, 3, 4, 5  # GraphExecutionTrace fields
 
@@ -24,16 +26,7 @@ class TraceHead:
 
 
 def _varint(data: bytes, at: int) -> Tuple[int, int]:
-    value = shift = 0
-    while True:
-        if at >= len(data) or shift > 63:
-            raise IndexError("varint")
-        byte = data[at]
-        value |= (byte & 0x7F) << shift
-        at += 1
-        if not byte & 0x80:
-            return value, at
-        shift += 7
+    return varint(data, at, len(data))
 
 
 def trace_head(prefix: bytes) -> Optional[TraceHead]:
