@@ -12,6 +12,7 @@ the tensor (its data CRC checked then) is read when it is compared."""
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,12 @@ class _Execution:
     offset: int
 
 
+def _seconds(wall_time: float) -> float:
+    """A record's wall time, 0 where it is none a clock gives (NaN, infinite, negative or past the
+    year 5000): such a record still orders and names its tensor."""
+    return wall_time if math.isfinite(wall_time) and 0 <= wall_time < 1e11 else 0.0
+
+
 def _streams(path: Path, suffix: str) -> List[Path]:
     return sorted(path / name for name in os.listdir(path) if name.endswith(suffix) or f"{suffix}." in name)
 
@@ -70,7 +77,7 @@ def _read_executions(path: Path, problems: List[Tuple[str, str]]) -> List[_Execu
                         problems.append((f"{stream}@{record.offset}", str(error)))
                         continue
                     if event.HasField("execution") and event.execution.graph_id:
-                        found.append(_Execution(event.wall_time, event.execution.op_type, record.offset))
+                        found.append(_Execution(_seconds(event.wall_time), event.execution.op_type, record.offset))
         except (OSError, RecordError) as error:
             problems.append((str(stream), str(error)))
     return sorted(found, key=lambda execution: execution.wall_time)
@@ -105,8 +112,8 @@ def _scan_traces(stream: Path, handle: BinaryIO, traces: List[Tuple[float, Tenso
                 continue
             trace = event.graph_execution_trace
             found = TraceHead(event.wall_time, trace.op_name, trace.output_slot, trace.tensor_debug_mode)
-        ref = TensorRef(found.op_name, found.output_slot, int(found.wall_time * 1e6), str(stream), head.offset)
-        traces.append((found.wall_time, ref))
+        seconds = _seconds(found.wall_time)
+        traces.append((seconds, TensorRef(found.op_name, found.output_slot, int(seconds * 1e6), str(stream), head.offset)))
 
 
 def read_v2_root(path: Path) -> TfdbgRoot:
