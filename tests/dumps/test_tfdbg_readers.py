@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
-from opdiff.dumps.tfdbg.roots import read_tensor, read_tfdbg_root, tfdbg_version
+from opdiff.dumps.tfdbg.detect import tfdbg_version
+from opdiff.dumps.tfdbg.roots import read_tensor, read_tfdbg_root
 from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped, to_numpy
 from opdiff.dumps.tfdbg.writer import tensor_proto, write_v1_run, write_v2_root
 from tests.support.paths import ROOT

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def is_tfdbg_root(spec: str) -> bool:
-    from opdiff.dumps.tfdbg.roots import tfdbg_version
+    from opdiff.dumps.tfdbg.detect import tfdbg_version
 
     return "," not in spec and tfdbg_version(spec) != 0
 

@@ -34,10 +34,17 @@ def _index_side(path: PathLike, step: Optional[int], with_fusion_rule: bool) -> 
 def tfdbg_golden(root: Path, step: Optional[int]) -> Path:
     """A tfdbg dump root's step (default: the last) as its exported golden folder, a cache folder a
     plan of many runs named exported now (dumps/tfdbg/golden.py); any other folder as it is."""
-    from opdiff.dumps.tfdbg.golden import golden_folder, prepare
-    from opdiff.dumps.tfdbg.roots import tfdbg_version
+    from opdiff.dumps.tfdbg.detect import is_pending_export, tfdbg_version
 
-    return golden_folder(root, step) if tfdbg_version(root) else prepare(root)
+    if tfdbg_version(root):
+        from opdiff.dumps.tfdbg.golden import golden_folder  # numpy and protobuf: only for tfdbg
+
+        return golden_folder(root, step)
+    if is_pending_export(root):
+        from opdiff.dumps.tfdbg.golden import prepare
+
+        return prepare(root)
+    return root
 
 
 def read_rule(rule: RuleLike) -> Optional[FusionMap]:

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from opdiff.dumps.discovery import DumpLeaf, choose_leaf, find_leaves
-from opdiff.dumps.tfdbg.golden import golden_step_folders, step_folder
-from opdiff.dumps.tfdbg.roots import read_tfdbg_root, tfdbg_version
+from opdiff.dumps.tfdbg.detect import tfdbg_version
 
 # A leaf this many folders below the root is at least at the {model} level: the root is a tree.
 TREE_DEPTH = 2
@@ -93,6 +92,9 @@ def view_side(root: str, step: Optional[int]) -> SideView:
 def _tfdbg_view(root: str, step: Optional[int]) -> SideView:
     """A tfdbg root: one step's golden folder with --step, else every step's (each exported only
     when a run compares it)."""
+    from opdiff.dumps.tfdbg.golden import golden_step_folders, step_folder  # numpy and protobuf: only here
+    from opdiff.dumps.tfdbg.roots import read_tfdbg_root
+
     try:
         dump = read_tfdbg_root(root)
         if step is not None:

@@ -24,6 +24,7 @@ from typing import List, Optional, Tuple
 
 from opdiff.dumps.discovery import TFDBG_SOURCE_FILE as SOURCE_FILE
 from opdiff.dumps.discovery import TFDBG_UNREADABLE_FILE as UNREADABLE_FILE
+from opdiff.dumps.tfdbg.detect import is_pending_export
 from opdiff.dumps.tfdbg.export import export_run
 from opdiff.dumps.tfdbg.model import Run, TfdbgRoot
 from opdiff.dumps.tfdbg.roots import read_tfdbg_root
@@ -70,7 +71,7 @@ def golden_folder(path: Path, step: Optional[int]) -> Path:
 
 def prepare(folder: Path, root: Optional[TfdbgRoot] = None, run: Optional[Run] = None) -> Path:
     """Export a cache folder named by a plan, unless done; `folder` as it was when it is none."""
-    if (folder / UNREADABLE_FILE).is_file() or not (folder / SOURCE_FILE).is_file():
+    if not is_pending_export(folder):
         return folder
     if root is None or run is None:
         source = json.loads((folder / SOURCE_FILE).read_text())

@@ -1,4 +1,4 @@
-"""A tfdbg dump root of either version: recognising one, reading its runs, reading one tensor."""
+"""A tfdbg dump root of either version: reading its runs, reading one tensor (detect.py tells one)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,12 @@ from typing import Union
 
 import numpy as np
 
+from opdiff.dumps.tfdbg.detect import tfdbg_version
 from opdiff.dumps.tfdbg.model import TensorRef, TfdbgRoot
-from opdiff.dumps.tfdbg.v1 import is_v1_root, read_v1_root, read_v1_tensor
-from opdiff.dumps.tfdbg.v2 import is_v2_root, read_v2_root, read_v2_tensor
+from opdiff.dumps.tfdbg.v1 import read_v1_root, read_v1_tensor
+from opdiff.dumps.tfdbg.v2 import read_v2_root, read_v2_tensor
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-def tfdbg_version(path: PathLike) -> int:
-    """1 or 2 for a tfdbg dump root, 0 for any other path.
-
-    >>> tfdbg_version("/")
-    0
-    """
-    folder = Path(path)
-    if not folder.is_dir():
-        return 0
-    if is_v2_root(folder):
-        return 2
-    return 1 if is_v1_root(folder) else 0
 
 
 def read_tfdbg_root(path: PathLike) -> TfdbgRoot:

@@ -22,28 +22,17 @@ from typing import FrozenSet, List, Optional, Tuple
 import numpy as np
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
+from opdiff.dumps.tfdbg.detect import RUN_FOLDER
 from opdiff.dumps.tfdbg.model import Run, TensorRef, TfdbgRoot, number_steps
 from opdiff.dumps.tfdbg.tensors import TensorDamaged, span_to_numpy, to_numpy
 from opdiff.dumps.tfdbg.wire import TensorSpan, submessage, tensor_span
 
-RUN_FOLDER = re.compile(r"^run_(\d+)_(\d+)$")
 DEVICE_PREFIX = "_tfdbg_device_"
 CORE_METADATA_PREFIX = "_tfdbg_core_metadata_"
 TENSOR_FILE = re.compile(r"^(?P<node>.+)_(?P<slot>\d+)_(?P<debug_op>[A-Za-z]\w*?)_(?P<timestamp>\d+)$")
 FED_PLACEHOLDER = re.compile(r"^_arg_(?P<name>.+)_0_\d+$")
 # A v1 tensor file holds one tensor; a larger file is not one.
 MAX_FILE_BYTES = 1 << 34
-
-
-def is_v1_root(path: Path) -> bool:
-    """A folder of ``run_*`` folders, a run folder, or a folder holding ``_tfdbg_*`` entries."""
-    try:
-        names = os.listdir(path)
-    except OSError:
-        return False
-    if any(name.startswith("_tfdbg_") for name in names):
-        return True
-    return any(RUN_FOLDER.match(name) and (path / name).is_dir() for name in names)
 
 
 def read_v1_root(path: Path) -> TfdbgRoot:

@@ -21,24 +21,17 @@ from typing import BinaryIO, Dict, List, Optional, Tuple
 import numpy as np
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
+from opdiff.dumps.tfdbg.detect import METADATA_SUFFIX
 from opdiff.dumps.tfdbg.model import Run, TensorRef, TfdbgRoot, number_steps
 from opdiff.dumps.tfdbg.tensors import TensorDamaged, TensorSkipped, span_to_numpy, to_numpy
 from opdiff.dumps.tfdbg.tfrecord import RecordError, read_record_at, read_records, scan_records
 from opdiff.dumps.tfdbg.trace_head import TraceHead, trace_head
 from opdiff.dumps.tfdbg.wire import LENGTH, VARINT, TensorSpan, singular, submessage, tensor_span
 
-METADATA_SUFFIX = ".metadata"
 EXECUTION_SUFFIX = ".execution"
 TRACES_SUFFIX = ".graph_execution_traces"
 # Enough of a trace record for its op name and slot (trace_head); the tensor is not read.
 HEAD_BYTES = 4096
-
-
-def is_v2_root(path: Path) -> bool:
-    try:
-        return any(name.endswith(METADATA_SUFFIX) for name in os.listdir(path))
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True)
