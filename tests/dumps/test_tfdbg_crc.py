@@ -8,6 +8,7 @@ import io
 import numpy as np
 
 from opdiff.dumps.tfdbg.crc32c import crc32c, crc32c_python, masked_crc32c
+from opdiff.dumps.tfdbg.crc32c_lanes import LANE_BYTES, crc32c_lanes
 from opdiff.dumps.tfdbg.tfrecord import frame_record, read_records
 
 
@@ -17,6 +18,12 @@ def test_the_two_implementations_agree() -> None:
         assert crc32c(data[:size]) == crc32c_python(data[:size])
     assert crc32c_python(b"123456789") == 0xE3069283  # the check value of CRC-32C
     assert masked_crc32c(b"") == 0xA282EAD8
+
+
+def test_the_numpy_lanes_agree_at_every_edge() -> None:
+    data = np.random.default_rng(1).integers(0, 256, 200 * LANE_BYTES + 3, dtype=np.uint8).tobytes()
+    for size in (0, 3, 64 * LANE_BYTES - 1, 64 * LANE_BYTES, 64 * LANE_BYTES + 1, 129 * LANE_BYTES + 2, len(data)):
+        assert crc32c_lanes(data[:size]) == crc32c_python(data[:size]), size
 
 
 def test_a_bad_data_crc_marks_its_record_and_the_stream_goes_on() -> None:

@@ -1,8 +1,8 @@
 """CRC-32C (Castagnoli), as TFRecord framing checks it, and its "masked" form.
 
 The C implementation of the ``google-crc32c`` package is used where it is installed (gigabytes a
-second); otherwise a table-driven one in Python (a few MB a second: fine for tests, slow for big
-dumps, so the readers say which one checked their streams)."""
+second); otherwise numpy lanes (crc32c_lanes.py: about 150 MB a second on megabyte records) and,
+for short data, a table-driven loop in Python (a few MB a second)."""
 
 from __future__ import annotations
 
@@ -25,17 +25,21 @@ def _table() -> List[int]:
 _TABLE = _table()
 
 
+def continue_crc32c(state: int, data: bytes) -> int:
+    """The CRC register after `data`, from `state` (no final inversion), byte by byte."""
+    table = _TABLE
+    for byte in data:
+        state = table[(state ^ byte) & 0xFF] ^ (state >> 8)
+    return state
+
+
 def crc32c_python(data: bytes) -> int:
     """CRC-32C of `data`, byte by byte.
 
     >>> hex(crc32c_python(b"123456789"))
     '0xe3069283'
     """
-    crc = 0xFFFFFFFF
-    table = _TABLE
-    for byte in data:
-        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+    return continue_crc32c(0xFFFFFFFF, data) ^ 0xFFFFFFFF
 
 
 def _fast() -> Optional[Callable[[bytes], int]]:
@@ -50,7 +54,7 @@ def _fast() -> Optional[Callable[[bytes], int]]:
 
 
 _FAST = _fast()
-IMPLEMENTATION = "google-crc32c (C)" if _FAST is not None else "Python (install google-crc32c for speed)"
+IMPLEMENTATION = "google-crc32c (C)" if _FAST is not None else "numpy lanes (install google-crc32c for speed)"
 
 
 def crc32c(data: bytes) -> int:
@@ -59,7 +63,11 @@ def crc32c(data: bytes) -> int:
     >>> crc32c(b"123456789") == crc32c_python(b"123456789")
     True
     """
-    return _FAST(data) if _FAST is not None else crc32c_python(data)
+    if _FAST is not None:
+        return _FAST(data)
+    from opdiff.dumps.tfdbg.crc32c_lanes import crc32c_lanes
+
+    return crc32c_lanes(data)
 
 
 def masked_crc32c(data: bytes) -> int:
