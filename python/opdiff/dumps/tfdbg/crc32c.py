@@ -6,31 +6,11 @@ for short data, a table-driven loop in Python (a few MB a second)."""
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Callable, Optional
 
-_POLYNOMIAL = 0x82F63B78  # CRC-32C, reflected
+from opdiff.dumps.tfdbg.crc32c_lanes import continue_crc32c, crc32c_lanes
+
 _MASK_DELTA = 0xA282EAD8  # TFRecord's mask constant
-
-
-def _table() -> List[int]:
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (_POLYNOMIAL if crc & 1 else 0)
-        table.append(crc)
-    return table
-
-
-_TABLE = _table()
-
-
-def continue_crc32c(state: int, data: bytes) -> int:
-    """The CRC register after `data`, from `state` (no final inversion), byte by byte."""
-    table = _TABLE
-    for byte in data:
-        state = table[(state ^ byte) & 0xFF] ^ (state >> 8)
-    return state
 
 
 def crc32c_python(data: bytes) -> int:
@@ -63,11 +43,7 @@ def crc32c(data: bytes) -> int:
     >>> crc32c(b"123456789") == crc32c_python(b"123456789")
     True
     """
-    if _FAST is not None:
-        return _FAST(data)
-    from opdiff.dumps.tfdbg.crc32c_lanes import crc32c_lanes
-
-    return crc32c_lanes(data)
+    return _FAST(data) if _FAST is not None else crc32c_lanes(data)
 
 
 def masked_crc32c(data: bytes) -> int:

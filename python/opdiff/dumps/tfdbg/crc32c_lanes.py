@@ -29,6 +29,19 @@ def _byte_table() -> np.ndarray:
 
 
 @lru_cache(maxsize=1)
+def _byte_list() -> Tuple[int, ...]:
+    return tuple(int(value) for value in _byte_table())
+
+
+def continue_crc32c(state: int, data: bytes) -> int:
+    """The CRC register after `data`, from `state` (no final inversion), byte by byte."""
+    table = _byte_list()
+    for byte in data:
+        state = table[(state ^ byte) & 0xFF] ^ (state >> 8)
+    return state
+
+
+@lru_cache(maxsize=1)
 def _slicing_tables() -> Tuple[np.ndarray, ...]:
     first = _byte_table()
     tables = [first]
@@ -52,7 +65,7 @@ def _shift_images(level: int) -> Tuple[int, ...]:
     """The operator that runs a CRC state over LANE_BYTES * 2**level zero bytes, as the images of
     the 32 unit states."""
     if level == 0:
-        table = [int(v) for v in _byte_table()]
+        table = _byte_list()
         images = [1 << bit for bit in range(32)]
         for _ in range(LANE_BYTES):  # one zero byte at a time, on each unit state
             images = [table[state & 0xFF] ^ (state >> 8) for state in images]
@@ -75,8 +88,6 @@ def _shift_tables(level: int) -> np.ndarray:
 
 def crc32c_lanes(data: bytes) -> int:
     """CRC-32C of `data` (a short one by the byte loop)."""
-    from opdiff.dumps.tfdbg.crc32c import continue_crc32c
-
     lanes = len(data) // LANE_BYTES
     if lanes < 64:  # under 64 KB the byte loop is as fast
         return continue_crc32c(0xFFFFFFFF, data) ^ 0xFFFFFFFF
