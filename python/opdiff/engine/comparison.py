@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict
 
 from opdiff.dumps.discovery import FileKind
+from opdiff.engine.driver import drive
 from opdiff.engine.options import CompareOptions, IdsLike, PathLike
 from opdiff.engine.tensor_engine import Engine
 from opdiff.match.op_matching import OpPlan
@@ -95,40 +96,14 @@ def my_files_of(plans: Sequence[OpPlan]) -> Dict[str, str]:
 
 
 def _fill(report: Report, engine: Engine, plans: Sequence[OpPlan], writer: Optional[ReferenceCsvWriter], progress: bool) -> None:
-    """Append the engine's rows of `plans` to `report` and write them as they come; Ctrl-C stops
-    the run with ``complete=False``."""
+    """Run the engine's rows of `plans` through the driver, with a progress bar when asked."""
     bar = None
     if progress:
         from opdiff.engine.progress_bar import ProgressBar  # rich's progress module, for terminals only
 
         bar = ProgressBar(len(plans))
-    failed = True
-    try:
-        if bar is not None:
-            bar.start()
-        for row in engine.rows(plans, on_plan_done=(lambda plan, rows: bar.advance()) if bar else None):
-            report.rows.append(row)
-            if writer is not None:
-                writer.write(row)
-        failed = False
-    except KeyboardInterrupt:
-        report.complete = False
-        failed = False
-    finally:
-        if bar is not None:
-            bar.stop()
-        if writer is not None:
-            _finish_csv(writer, report, failed)
+    advance = (lambda plan, rows: bar.advance()) if bar is not None else None
+    drive(report, engine.rows(plans, on_plan_done=advance), writer, bar)
 
 
-def _finish_csv(writer: ReferenceCsvWriter, report: Report, failed: bool) -> None:
-    """Name the CSV (``.incomplete.csv`` after Ctrl-C); after an error, or when naming it fails
-    (a full disk, a Ctrl-C mid-flush), remove it: outputs are whole or absent."""
-    if failed:
-        writer.discard()
-        return
-    try:
-        report.csv_path = writer.close() if report.complete else writer.abandon()
-    except BaseException:
-        writer.discard()
-        raise
+__all__ = ["CompareKeywords", "compare", "my_files_of"]

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, List, Optional, Type
 
-from opdiff.fileio.atomic import RESULT_MODE, place_without_clobbering, temporary_beside
+from opdiff.fileio.atomic import RESULT_MODE, incomplete_name, place_without_clobbering, temporary_beside
 from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.results.columns import CsvColumns
 from opdiff.results.rows import CompareRow
@@ -105,8 +105,7 @@ class ReferenceCsvWriter:
     def abandon(self) -> Path:
         """Keep what was written under a name that says the run did not complete."""
         self._finish()
-        incomplete = self.path.with_name(f"{self.path.stem}.incomplete{self.path.suffix}")
-        return place_without_clobbering(self.partial, incomplete)
+        return place_without_clobbering(self.partial, incomplete_name(self.path))
 
     def discard(self) -> None:
         """Drop the temporary file after a failure (a full disk, say): a result that is not whole is
