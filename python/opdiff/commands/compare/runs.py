@@ -30,13 +30,14 @@ def wants_many_runs(args: argparse.Namespace) -> bool:
         return True
     for side in (args.my_dump_path, args.golden_dump_path):
         view = view_side(str(side), args.step)
-        if view.is_tree and len(view.runs) > 1:
+        if (view.is_tree and len(view.runs) > 1) or view.steps:
             return True
     return False
 
 
 def run_many(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from opdiff.graph import GraphFormatError
     from opdiff.runs.cluster import ClusterError
@@ -50,7 +51,8 @@ def run_many(args: argparse.Namespace) -> int:
         for warning in getattr(executor, "warnings", ()):
             errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
         summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=_run_printer(console),
-                               per_run=per_run_writer(args, formats, verdict))
+                               per_run=per_run_writer(args, formats, verdict),
+                               on_warning=lambda warning: errors.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True))
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT
