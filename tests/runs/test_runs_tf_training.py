@@ -103,3 +103,14 @@ def test_a_folder_of_atc_jsons_serves_as_well(tmp_path):
         (folder, 5, RunStatus.COMPARED) for folder in tree.folders.values())
     assert [run.first_failure.op for run in summary.failing] == [FAULTY]
 
+
+
+def test_one_step_folder_meets_the_golden_step_of_its_number(tree, tmp_path):
+    step_folder = tree.step_folder(TRAIN, 5)
+    done = opdiff_cli(tree.root.parent, "compare", "-m", str(step_folder), "-g", "golden", "-f",
+                      str(tree.rules / "ge_proto_00000001_Build.txt"), "-out", str(tmp_path), "--no-progress")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (path,) = tmp_path.glob(f"0_{SHIFTED}_5_result_*.csv")
+    failing = {row["TensorIndex"] for row in _rows(path) if row["CosineSimilarity"] not in ("NaN", "")
+               and float(row["CosineSimilarity"]) < 0.99}
+    assert failing == {f"{FAULTY}:output:0", "GradientDescent/update_dense_1/kernel/ApplyGradientDescent:input:2"}

@@ -14,6 +14,7 @@ location that sees both of its sides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, List, Mapping, Tuple
 
 from opdiff.runs.rules import RuleSet
@@ -114,6 +115,8 @@ def plan_runs(views: Mapping[str, SideViews], rules: RuleSet) -> RunPlan:
 def _runs_of(view: SideView) -> List[Tuple[RunKey, str]]:
     if view.single is not None:
         return [(RunKey.of_folder(view.single), view.single)]
+    if view.steps:  # numbered golden steps on the -m side: a run each
+        return [(RunKey("-", Path(folder).parent.name, step), folder) for step, folder in view.steps]
     return [(run.key, run.folder) for run in view.runs]
 
 
