@@ -114,3 +114,14 @@ def test_one_step_folder_meets_the_golden_step_of_its_number(tree, tmp_path):
     failing = {row["TensorIndex"] for row in _rows(path) if row["CosineSimilarity"] not in ("NaN", "")
                and float(row["CosineSimilarity"]) < 0.99}
     assert failing == {f"{FAULTY}:output:0", "GradientDescent/update_dense_1/kernel/ApplyGradientDescent:input:2"}
+
+
+def test_a_folder_of_ge_onnx_dumps_alone_serves_as_well(tree, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    for path in tree.rules.glob("ge_onnx_*.pbtxt"):
+        shutil.copy(path, rules / path.name)
+    summary = compare_runs(RunsRequest(str(tree.root), str(tree.golden), CompareOptions(fusion_rule=rules, step=10)),
+                           tmp_path / "out")
+    assert {run.status for run in summary.runs} == {RunStatus.COMPARED} and len(summary.runs) == 3
+    assert [run.first_failure.op for run in summary.failing] == [FAULTY]
