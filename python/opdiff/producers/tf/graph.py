@@ -113,6 +113,12 @@ def downstream(readers: Mapping[str, List[str]], op: str) -> Set[str]:
     return found
 
 
+def upstream(graph_def: TfGraphDef, op: str) -> Set[str]:
+    """`op` and every op it needs, through its inputs and its control inputs."""
+    inputs = {node.name: [source.lstrip("^").split(":")[0] for source in node.input] for node in graph_def.node}
+    return downstream(inputs, op)  # the same walk, along inputs instead of readers
+
+
 def loop_interior(graph_def: TfGraphDef) -> Set[str]:
     """The ops inside a TF1 while loop (reached from an Enter op without passing an Exit op): their
     tensors take one value per iteration, so a fetch of them may fail. The Enter and Exit ops are
