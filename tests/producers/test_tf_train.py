@@ -151,6 +151,29 @@ def test_a_saved_model_gives_the_checkpoints_step(step, inputs, tmp_path):
     assert len(common) > 150 and all(np.array_equal(golden[key], reference[key]) for key in common)
 
 
+class Given:
+    """A dumped input for TfSource.local_golden: its value."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def to_numpy(self):
+        return self.value
+
+
+def test_isolate_reruns_an_op_of_the_meta_graph_it_ran(step):
+    """--isolate reads DIR/model.meta: an op fed its inputs from the step gives the step's output."""
+    from opdiff.isolate.tf_source import load_tf_source
+
+    _, _, out, _ = step
+    golden = golden_by_name(out)
+    source = load_tf_source(out / "model.meta", threads=1)
+    inputs = source.node_inputs("logits")
+    feeds = {tensor: Given(golden[f"{escape_op_name(tensor.rpartition(':')[0])}.0"]) for tensor in inputs}
+    (value,) = source.local_golden(("logits",), feeds, ["logits:0"]).values()
+    assert value.tobytes() == golden["logits.0"].tobytes()
+
+
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     return save_checkpoint("sgd", tmp_path_factory.mktemp("bad"))
