@@ -94,7 +94,7 @@ def _load_frozen(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Call
 def _load_training(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Callable[[], TfDumpResult], List[str]]:
     """The training step of --train-op, ready to start, and notes; ValueError/OSError on bad arguments
     (a missing checkpoint file, an unknown op, a missing input)."""
-    from opdiff.producers.tf.train_dump import TfTrainOptions, dump_tf_train
+    from opdiff.producers import TfTrainOptions, dump_tf_train
     from opdiff.producers.tf.training_model import needed_graph_def, read_training_model, train_op_name
 
     training = read_training_model(args.model)

@@ -60,14 +60,17 @@ def dump_tf_train(model: Union[PathLike, TrainingModel], folder: PathLike, feeds
     meta_graph = type(training.meta_graph)()
     meta_graph.CopyFrom(training.meta_graph)
     random_ops = seed_random_ops(meta_graph.graph_def, options.run.random_seed)
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
     seconds = {"prepare": time.perf_counter() - started}
     t = time.perf_counter()
-    step = run_training_step(training, meta_graph, train_op, feeds, options.run.threads)
+    # the step's Event files (every tensor of the step) go beside the golden files they become
+    step = run_training_step(training, meta_graph, train_op, feeds, options.run.threads, scratch=out)
     seconds["run"] = time.perf_counter() - t
     run = TfRun(file_safe_name(name or _stem(training)), META_GRAPH_FILE, meta_graph.SerializeToString(), len(meta_graph.graph_def.node),
                 feeds, step.tensors, step.not_fetched, random_ops, 1, seconds, training.notes + step.notes,
                 {"train_op": train_op, "checkpoint": os.fspath(training.checkpoint)})
-    return write_tf_run(Path(folder), run, {"train_op": train_op, **asdict(options.run)})
+    return write_tf_run(out, run, {"train_op": train_op, **asdict(options.run)})
 
 
 def _stem(training: TrainingModel) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
@@ -49,12 +49,13 @@ class StepTensors:
 
 
 def run_training_step(model: TrainingModel, meta_graph: TfMetaGraphDef, train_op: str, feeds: Mapping[str, np.ndarray],
-                      threads: int = 0) -> StepTensors:
+                      threads: int = 0, scratch: Optional[Path] = None) -> StepTensors:
     """Restore `model`'s variables into `meta_graph`, run `train_op` once with `feeds` (Placeholder
-    name -> value) and return every op output the step computed; RunFailedError when it fails."""
+    name -> value) and return every op output the step computed; RunFailedError when it fails.
+    The Event files go to a temporary folder under `scratch` (default: the system's), removed after."""
     tf = require_tensorflow()
     graph, session = restored_session(model, meta_graph, session_config(tf, threads))
-    with session, tempfile.TemporaryDirectory(prefix="opdiff-tfdbg-") as folder:
+    with session, tempfile.TemporaryDirectory(prefix=".opdiff-tfdbg-", dir=scratch) as folder:
         options, watched, skipped = _watch_every_output(graph, f"file://{folder}", upstream(meta_graph.graph_def, train_op))
         try:
             session.run(train_op, {f"{name}:0": value for name, value in feeds.items()}, options=options)
@@ -75,6 +76,9 @@ def _watch_every_output(graph: Any, url: str, needed: Set[str]) -> Tuple[Any, Li
     tensors in graph order; the handles, and the ops of the step that have no outputs, as not fetched."""
     tf = require_tensorflow()
     options = tf.compat.v1.RunOptions()
+    # TensorFlow stops writing debug dumps past a process-wide byte budget (TFDBG_DISK_BYTES_LIMIT):
+    # each step starts from zero, as a new tfdbg run does
+    options.debug_options.reset_disk_byte_usage = True
     watches = options.debug_options.debug_tensor_watch_opts
     watched: List[str] = []
     skipped: List[NotFetched] = []
@@ -97,6 +101,8 @@ def read_debug_dumps(folder: Path) -> Tuple[Dict[str, np.ndarray], Dict[str, int
     tf = require_tensorflow()
     dumps: Dict[str, List[Tuple[float, Any]]] = {}
     for path in folder.rglob(f"*_{DEBUG_OP}_*"):
+        if not path.is_file():
+            continue
         event = tf.compat.v1.Event()
         event.ParseFromString(path.read_bytes())
         for value in event.summary.value:
@@ -122,7 +128,8 @@ def _step_tensors(graph_def: TfGraphDef, train_op: str, watched: List[str], reco
     that did not run (a cond's untaken branch) are listed; ops it does not need are counted."""
     needed = upstream(graph_def, train_op)
     tensors = {name: recorded[name] for name in watched if name in recorded}
-    missing = [name for name in watched if name not in recorded and name not in {f"{f.op}:{f.output}" for f in not_fetched}]
+    listed_already = {f"{item.op}:{item.output}" for item in not_fetched}
+    missing = [name for name in watched if name not in recorded and name not in listed_already]
     listed = [NotFetched(op, int(slot), "not computed in this step: on the branch of a cond that was not taken")
               for op, _, slot in (name.rpartition(":") for name in missing) if op in needed]
     functions = [NotFetched(f.op, None, f"inside function {f.function}: tfdbg v1 records no op of a function", f.function)
