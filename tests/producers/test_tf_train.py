@@ -202,3 +202,12 @@ def test_an_unknown_train_op_or_a_missing_input_is_named(checkpoint, inputs, tmp
     assert "--train-op trian" in bad_run(capsys, checkpoint, "--train-op", "trian", "--random-inputs", "0", "-o", tmp_path / "out")
     assert "nothere.npy" in bad_run(capsys, checkpoint, "--train-op", "train", "--input", f"x={tmp_path / 'nothere.npy'}", "-o", tmp_path / "out")
     assert "labels" in bad_run(capsys, checkpoint, "--train-op", "train", "--input", f"x={inputs / 'x.npy'}", "-o", tmp_path / "out")
+
+
+def test_a_training_model_needs_its_files_and_the_train_op(checkpoint, tmp_path, capsys):
+    (tmp_path / "empty_saved_model").mkdir()
+    assert "saved_model.pb: no such file" in bad_run(capsys, tmp_path / "empty_saved_model", "--train-op", "train", "-o", tmp_path / "out")
+    assert "give --train-op" in bad_run(capsys, checkpoint, "--random-inputs", "0", "-o", tmp_path / "out")
+    frozen = tmp_path / "frozen.pb"
+    frozen.write_bytes(b"")
+    assert "a checkpoint's .meta file or a SavedModel folder" in bad_run(capsys, frozen, "--train-op", "train", "-o", tmp_path / "out")

@@ -84,6 +84,8 @@ def _load_frozen(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Call
     from opdiff.producers import dump_tf
     from opdiff.producers.tf.graph import read_graph_def
 
+    if os.path.isdir(args.model) or args.model.endswith(".meta"):
+        raise ValueError(f"{args.model}: a training model (a SavedModel or a checkpoint's .meta): give --train-op NAME")
     if not os.path.isfile(args.model):
         raise FileNotFoundError(f"{args.model}: no such file")
     graph_def = read_graph_def(args.model)

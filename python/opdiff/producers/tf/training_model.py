@@ -20,6 +20,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 TfMetaGraphDef = Any  # tf.compat.v1.MetaGraphDef
 SAVED_MODEL_FILE = "saved_model.pb"
 TRAIN_TAG = "train"
+META_SUFFIX = ".meta"
 
 
 class RestoreError(ValueError):
@@ -48,8 +49,10 @@ def read_training_model(path: PathLike) -> TrainingModel:
         return _read_saved_model(model)
     if not model.is_file():
         raise FileNotFoundError(f"{model}: no such file")
+    if model.suffix != META_SUFFIX:
+        raise ValueError(f"{model}: a training step runs a checkpoint's {META_SUFFIX} file or a SavedModel folder")
     meta_graph = _parse(model, require_tensorflow().compat.v1.MetaGraphDef(), "a TensorFlow MetaGraphDef (.meta)")
-    prefix = model.with_suffix("") if model.suffix == ".meta" else model
+    prefix = model.with_suffix("")
     _check_checkpoint(prefix)
     return TrainingModel(model, meta_graph, prefix)
 
