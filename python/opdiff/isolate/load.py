@@ -1,4 +1,5 @@
-"""The source model of ``--isolate``, by its file: a frozen TensorFlow GraphDef (``.pb``), else ONNX."""
+"""The source model of ``--isolate``, by its file: a frozen TensorFlow GraphDef (``.pb``) or the
+MetaGraphDef of a training step (``.meta``, as dump-tf --train-op writes it), else ONNX."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from opdiff.isolate.source_graph import SourceGraph
 from opdiff.isolate.source_model import IsolateInputError, load_source_model
 from opdiff.producers import MissingOnnxError
 
-TF_SUFFIX = ".pb"
+TF_SUFFIXES = (".pb", ".meta")
 
 
 def load_source_graph(path: Path, threads: int = 0) -> SourceGraph:
     """The loaded model at `path`; IsolateInputError (a ValueError: exit 2) naming the file and what
     is wrong. `threads`: the framework's CPU threads (0: its own choice)."""
-    if path.suffix.lower() == TF_SUFFIX:
+    if path.suffix.lower() in TF_SUFFIXES:
         from opdiff.isolate.tf_source import load_tf_source
 
         return load_tf_source(path, threads)

@@ -25,6 +25,8 @@ _EXPORTS = {
     "TfDumpOptions": "opdiff.producers.tf.dump",
     "TfDumpResult": "opdiff.producers.tf.dump",
     "dump_tf": "opdiff.producers.tf.dump",
+    "TfTrainOptions": "opdiff.producers.tf.train_dump",
+    "dump_tf_train": "opdiff.producers.tf.train_dump",
     "MissingTensorFlowError": "opdiff.producers.tf.support",
     "require_tensorflow": "opdiff.producers.tf.support",
 }

@@ -15,3 +15,5 @@ from opdiff.producers.tf.dump import TfDumpResult as TfDumpResult
 from opdiff.producers.tf.dump import dump_tf as dump_tf
 from opdiff.producers.tf.support import MissingTensorFlowError as MissingTensorFlowError
 from opdiff.producers.tf.support import require_tensorflow as require_tensorflow
+from opdiff.producers.tf.train_dump import TfTrainOptions as TfTrainOptions
+from opdiff.producers.tf.train_dump import dump_tf_train as dump_tf_train
