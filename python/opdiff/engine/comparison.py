@@ -5,13 +5,14 @@ Ctrl-C."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict, Union
 
 from opdiff.dumps.discovery import FileKind
 from opdiff.engine.options import CompareOptions, IdsLike, PathLike
 from opdiff.engine.tensor_engine import Engine
 from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike, is_quantized_run, plan_and_quant_skips, unused_dump_notes
+from opdiff.plugins import Plugins
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
 from opdiff.report.tensor.views import TENSOR_VIEWS
 from opdiff.results.columns import CsvColumns
@@ -39,6 +40,8 @@ class CompareKeywords(TypedDict, total=False):
     threads: Optional[int]
     progress: bool
     csv: Optional[PathLike]
+    plugins: Union[Plugins, PathLike, None]
+    algorithm_options: str
 
 
 def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = None,
@@ -55,7 +58,9 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
     always compares everything). ``all_occurrences`` compares every dump of an op, not only the
     newest (see :func:`plan`). When either side holds statistics dumps (``{dump name}.csv``), the
     result is a :class:`opdiff.results.statistics_report.StatisticsReport` instead
-    (docs/scenario-statistics.md).
+    (docs/scenario-statistics.md). ``plugins`` (a folder, as ``-c DIR``, or
+    :meth:`opdiff.plugins.Plugins.of` Python functions) adds custom algorithms, which
+    ``algorithms`` selects by name (docs/plugins.md).
     """
     options = (options or CompareOptions()).replace(**keywords)
     rules = options.read_rules()
@@ -79,6 +84,7 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
         my_address=my_index.kind is FileKind.NPU,
         golden_address=golden_index.kind is FileKind.NPU,
         overflow=options.overflow_detection,
+        custom=options.custom_algorithms,
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns, quantized=quantized,
                     graph=rules.fusion, views=TENSOR_VIEWS, my_files=my_files_of(plans))

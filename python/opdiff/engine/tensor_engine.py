@@ -8,16 +8,17 @@ headers."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import opdiff._core as _core
 from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, unsupported_data_type
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_name, format_number
-from opdiff.dumps.reader import dump_of
+from opdiff.dumps.reader import dump_of, view_to_numpy
 from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd
 from opdiff.engine.options import CompareOptions
 from opdiff.match.op_matching import GoldenTarget, OpPlan
@@ -26,6 +27,11 @@ from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.numerics.schema import COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
 from opdiff.results.rows import CompareRow, TensorId
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from opdiff.plugins.algorithms import AlgorithmRunner
 
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
 # core's threads stay busy and the per-call cost vanishes, small enough that rows (and progress)
@@ -210,6 +216,15 @@ class Engine:
         self.options = options
         self.files = FileCache()
         self._kl = KULLBACK_LEIBLER_DIVERGENCE in options.algorithms
+        # Plug-in algorithms (-c, -alg Name) are loaded once here; without them no row does any
+        # work for them (the built-in path stays as it is).
+        self._custom: Optional[AlgorithmRunner] = None
+        plugins = options.plugin_set
+        if options.custom_algorithms and plugins is not None:
+            from opdiff.plugins import parse_algorithm_options
+            from opdiff.plugins.algorithms import AlgorithmRunner
+
+            self._custom = AlgorithmRunner(plugins, options.custom_algorithms, parse_algorithm_options(options.algorithm_options))
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
         """Rows of every plan, in plan order. The next batch is started before the rows of the
@@ -344,19 +359,20 @@ class Engine:
                 if mine.size != golden.size:
                     raise ValueError(f"[{plan.label}] joined slices hold {list(mine.shape)}, the golden {list(golden.shape)}")
                 limit = self.options.max_elements or mine.size
-                metrics = compute_metrics(mine.reshape(-1)[:limit], golden.reshape(-1)[:limit], algorithms=self.options.algorithms, rtol=self.options.rtol,
+                metrics = compute_metrics(mine.reshape(-1)[:limit], golden.reshape(-1)[:limit],
+                                          algorithms=self.options.builtin_algorithms or None, rtol=self.options.rtol,
                                           atol=self.options.atol, threads=1)
             except (DumpFormatError, ValueError, OSError) as error:
                 rows.append(self._row(plan, identity, reasons=(str(error),)))
                 continue
-            rows.append(CompareRow(
+            rows.append(self._with_custom(plan.my_slices[0], target.path, mine, golden, CompareRow(
                 index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
                 tensor=identity, my_dtype=_dtype_name(first), my_address=str(first.address),
                 golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
                 op_sequence=plan.op_sequence,
                 overflow=_overflow(first, metrics.x) if self.options.overflow_detection else None,
                 metrics=metrics, reasons=tuple(notes) + _reasons(metrics, self.options.algorithms, plan.my_slices[0], target.path),
-            ))
+            ), self.options.max_elements))
         return rows
 
     def _lone_fields(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Dict[str, Any]:
@@ -386,7 +402,7 @@ class Engine:
         metrics = metrics_from_core(result)
         positional = plan.positional_partner is not None
         my_shape, golden_shape = outcome.my_shape, outcome.golden_shape
-        return CompareRow(
+        row = CompareRow(
             index=plan.index,
             op_type=plan.op_type,
             npu_dump=plan.npu_dump,
@@ -403,6 +419,37 @@ class Engine:
             metrics=metrics,
             reasons=_shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
         )
+        return row if self._custom is None else self._custom_row(work, identity, target, row)
+
+    def _custom_row(self, work: _PlanWork, identity: TensorId, target: GoldenTarget, row: CompareRow) -> CompareRow:
+        """The row with the plug-in algorithms' cells: both sides decoded here as the core laid them
+        out (numpy arrays, for the plug-ins' Python), only when plug-ins are selected."""
+        plan = work.plan
+        my_path, golden_path = plan.my_path or "", target.path or ""
+        try:
+            assert work.file is not None and identity.role is not None and identity.index is not None
+            mine = dump_of(work.file, my_path).tensor(identity.role, identity.index)
+            theirs = self.files.get(golden_path).tensor(target.role, target.index)
+            my_view, golden_view = layout_views(plan.positional_partner is not None, mine, theirs, target, plan.label)
+            my, golden = view_to_numpy(my_view), view_to_numpy(golden_view)
+        except (DumpFormatError, ValueError, OSError) as error:
+            assert self._custom is not None
+            cells = tuple((name, "NaN") for name in self._custom.functions)
+            return dataclasses.replace(row, custom=cells, reasons=row.reasons + (f"[{plan.label}] {error}",))
+        # The reference applies -max against golden files only, not NPU against NPU (as the core does).
+        limit = 0 if plan.positional_partner is not None else self.options.max_elements
+        return self._with_custom(my_path, golden_path, my, golden, row, limit)
+
+    def _with_custom(self, my_path: str, golden_path: str, my: np.ndarray, golden: np.ndarray, row: CompareRow,
+                     limit: int) -> CompareRow:
+        """`row` with the plug-ins' cells for these two arrays (the first `limit` elements; 0: all)
+        and their messages after its own."""
+        if self._custom is None:
+            return row
+        from opdiff.plugins.algorithms import PairFiles
+
+        cells, messages = self._custom.run(my.reshape(-1), golden.reshape(-1), PairFiles(my_path, golden_path, tuple(row.shape or ())), limit)
+        return dataclasses.replace(row, custom=cells, reasons=row.reasons + messages)
 
     def _lone_overflow(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Optional[bool]:
         """Overflow of a tensor that has no partner: the reference still checks my side."""

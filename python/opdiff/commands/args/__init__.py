@@ -8,6 +8,7 @@ parser and, where it has one, parses them into its part of the one
 | rules | -f, -cf, -q, -r, -s |
 | output | -out / --output (and dump-onnx's and dump-tf's -o) |
 | threads | -j / --threads |
+| plugins | -c, -a (and convert's -c) |
 | verdict | -alg, -max, -overflow_detection, --fail-under, --fail, --thresholds |
 | reports | --report, -advisor, --ignore-ops, --progress, -map |
 | isolation | --isolate |
