@@ -9,7 +9,8 @@ columns, the same scripts on the same arrays, identical).
 The folder holds the reference's own ten metric scripts under other names (Ref{Name}, copied from the
 installed reference at run time) and opdiff's test plug-ins (tests/support/plugin_folders.py): one
 written against the reference's import names and reading an -a option, one that raises, one that
-returns None, one that returns a number instead of text. Exit code 1 when a cell differs.
+returns None, one that returns a number instead of text; and a format converter NC1HWC0 to NCHW that
+flips the sign, replacing the built-in conversion. Exit code 1 when a cell differs.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from side_by_side.csv_diff import Agreement
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool
 
 from opdiff.numerics.schema import ALGORITHMS
-from tests.support.plugin_folders import REFERENCE_PREFIX, write_plugin_folder
+from tests.support.plugin_folders import REFERENCE_PREFIX, write_converter, write_plugin_folder
 from tests.support.side_by_side_cases import fusion_case, npu_vs_npu_case
 
 OWN = ("OwnPeak", "Boom", "Nothing", "NotText")
@@ -54,6 +55,7 @@ def main() -> int:
     root = args.keep or Path(tempfile.mkdtemp(prefix="opdiff-crosscheck-plugins-"))
     try:
         folder = write_plugin_folder(root / "plugins", own=OWN, reference=True)
+        write_converter(folder, "flipped")  # replaces the built-in NC1HWC0 to NCHW: the values change, in both tools
         flags = plugin_flags(folder)
         cases = [fusion_case(root / "cases" / "fusion"), npu_vs_npu_case(root / "cases" / "npu")]
         summary = Table(title="opdiff vs msaccucmp with the same plug-in folder: result CSVs column for column")

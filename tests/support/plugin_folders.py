@@ -50,6 +50,27 @@ OWN_SCRIPTS: Dict[str, str] = {
     ''',
 }
 
+# Format converters of the project's own (DIR/format_convert/): NC1HWC0 to NCHW as the layout defines
+# it, and one that replaces it with a sign flip (a converter named like a built-in one wins), or fails.
+CONVERTERS: Dict[str, str] = {
+    "NC1HWC0_to_NCHW": '''
+        def convert(shape_from, shape_to, array):
+            n, c1, h, w, c0 = shape_from
+            blocks = array.reshape(n, c1, h, w, c0).transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)
+            return blocks[:, :shape_to[1]]
+    ''',
+    "flipped": '''
+        def convert(shape_from, shape_to, array):
+            n, c1, h, w, c0 = shape_from
+            blocks = array.reshape(n, c1, h, w, c0).transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)
+            return -blocks[:, :shape_to[1]]
+    ''',
+    "failing": '''
+        def convert(shape_from, shape_to, array):
+            raise ValueError("no layout today")
+    ''',
+}
+
 SLEEPY = '''
     import time
 
@@ -58,6 +79,14 @@ SLEEPY = '''
         time.sleep({seconds})
         return "slept", ""
 '''
+
+
+def write_converter(folder: Path, kind: str, name: str = "NC1HWC0_to_NCHW") -> Path:
+    """`folder`/format_convert/convert_{name}.py holding converter `kind` of CONVERTERS."""
+    path = folder / "format_convert" / f"convert_{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(CONVERTERS[kind]).lstrip(), encoding="utf-8")
+    return path
 
 
 def reference_algorithms() -> Optional[Path]:

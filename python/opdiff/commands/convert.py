@@ -11,6 +11,8 @@ Output names follow the reference tool (docs/reference/reference-tool.md §6.6):
   (``torch.save``); it needs PyTorch installed, and takes no -f;
 * ``-f FORMAT [-s SHAPE]``: ``{file}.{input|output}.{i}.{d0xd1x...}.npy`` — the tensor laid out
   in FORMAT (logical shape SHAPE, default its original shape), padding removed;
+* ``-c DIR``: a converter ``DIR/format_convert/convert_{SRC}_to_{DST}.py`` for the tensor's format
+  and -f's replaces opdiff's own (docs/plugins.md); its array is written as with -f;
 * buffers ``{file}.l1buffer.{i}.bin``, workspaces ``{file}.space.{i}.bin``;
 * ``Opdebug.Node_OpDebug.*`` overflow records: ``{file}.output.0.json``, the decoded record
   (addresses and status words in hex) instead of the raw bytes.
@@ -30,10 +32,11 @@ from pathlib import Path
 from typing import List, Optional
 
 from opdiff.commands.args.output import add_output
+from opdiff.commands.args.plugins import add_plugins
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import print_error, print_note
 from opdiff.commands.exit_codes import ExitCode
-from opdiff.dumps.conversion import ConvertOptions, convert, prepare_output, write_failed_list
+from opdiff.dumps.conversion import ConversionLookup, ConvertOptions, convert, prepare_output, write_failed_list
 from opdiff.dumps.discovery import CONVERT_FAILED_LIST, NOT_DUMPS
 
 
@@ -48,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("-s", "--shape", metavar="D0,D1,...", help="logical shape for -f (default: each tensor's original shape)")
     parser.add_argument("-o", "--output-index", type=int, metavar="I", help="with -f: convert only output I")
     parser.add_argument("-i", "--input-index", type=int, metavar="I", help="with -f: convert only input I")
+    add_plugins(parser, with_options=False)
     add_threads(parser, "files converted at once")
     parser.set_defaults(run=run)
 
@@ -63,6 +67,16 @@ def input_files(spec: str) -> List[Path]:
         else:
             files.append(path)
     return files
+
+
+def _custom_conversions(folder: Optional[Path]) -> Optional[ConversionLookup]:
+    """-c DIR's converters (format_convert/convert_{SRC}_to_{DST}.py) as a lookup; None without -c."""
+    if folder is None:
+        return None
+    from opdiff.plugins import read_plugins
+    from opdiff.plugins.converters import ConverterSet
+
+    return ConverterSet(read_plugins(folder)).find
 
 
 def _file_type_refusal(file_type: str, target_format: Optional[str]) -> Optional[str]:
@@ -100,7 +114,12 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         print_error(f"no files in {args.dump}", console)
         return ExitCode.BAD_INPUT
-    options = ConvertOptions(Path(args.output), args.type, target_format, shape, args.output_index, args.input_index)
+    try:
+        custom = _custom_conversions(args.custom_script_path)
+    except ValueError as error:  # PluginError: the folder, or a script in it, cannot be used
+        print_error(f"{error}", console)
+        return ExitCode.BAD_INPUT
+    options = ConvertOptions(Path(args.output), args.type, target_format, shape, args.output_index, args.input_index, custom)
     try:
         prepare_output(options.out_dir)
     except OSError as error:

@@ -18,7 +18,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -33,6 +33,12 @@ MAX_NAME = 255
 WIDENED = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
+# A conversion a plug-in offers: (shape_from, shape_to, flat stored array, group) -> the array
+Conversion = Callable[[Sequence[int], Sequence[int], np.ndarray, int], np.ndarray]
+# (source format, target format) -> the plug-in's conversion between them, if it offers one (-c DIR)
+ConversionLookup = Callable[[str, str], Optional[Conversion]]
+
+
 @dataclass(frozen=True)
 class ConvertOptions:
     out_dir: Path
@@ -41,6 +47,7 @@ class ConvertOptions:
     target_shape: Optional[Tuple[int, ...]] = None
     output_index: Optional[int] = None
     input_index: Optional[int] = None
+    custom: Optional[ConversionLookup] = None  # -c DIR: converters that replace opdiff's own for -f
 
 
 @dataclass
@@ -112,6 +119,9 @@ def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, nam
             return None
         if options.input_index is not None and (role != "input" or tensor.index != options.input_index):
             return None
+        conversion = options.custom(tensor.format_name, options.target_format.upper()) if options.custom else None
+        if conversion is not None:
+            return _write_custom(path, tensor, options, names, conversion)
         view = tensor.view(options.target_format, options.target_shape)
     else:
         view = tensor.view(as_stored=True)
@@ -133,6 +143,25 @@ def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, nam
         suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
         name = names.name(path.name, suffix)
     return _write_view(options.out_dir, name, view, npy_header(dtype, shape), widen)
+
+
+def _write_custom(path: Path, tensor: DumpTensor, options: ConvertOptions, names: NameMapper, conversion: Conversion) -> Path:
+    """One tensor through a plug-in's converter (the stored elements, flat, in; its array out) as
+    ``{file}.{role}.{i}.{d0xd1x...}.npy``; the converter's failure is the tensor's (DumpFormatError)."""
+    stored = tensor.to_numpy(logical=False)
+    if stored.dtype.name in WIDENED:
+        stored = stored.astype(np.float32)
+    shape_to = options.target_shape or tensor.original_shape or tensor.shape
+    try:
+        array = conversion(tensor.shape, shape_to, stored.reshape(-1), tensor.sub_format)
+    except ValueError as error:  # the plug-ins' PluginError
+        raise DumpFormatError(f"{path}: {tensor.role.value}:{tensor.index}: {error}") from None
+    shape = "x".join(map(str, array.shape))
+    name = names.name(path.name, f".{tensor.role.value}.{tensor.index}.{shape}.npy")
+    with replacing(options.out_dir / name) as temporary:
+        with open(temporary, "wb") as out:
+            np.save(out, np.ascontiguousarray(array))
+    return options.out_dir / name
 
 
 def msnpy_stem(file_name: str, op_name: str) -> str:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from opdiff.plugins.algorithms import AlgorithmRunner
+    from opdiff.plugins.converters import ConverterSet
 
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
 # core's threads stay busy and the per-call cost vanishes, small enough that rows (and progress)
@@ -225,6 +226,11 @@ class Engine:
             from opdiff.plugins.algorithms import AlgorithmRunner
 
             self._custom = AlgorithmRunner(plugins, options.custom_algorithms, parse_algorithm_options(options.algorithm_options))
+        self._converters: Optional[ConverterSet] = None
+        if plugins is not None and plugins.converters:
+            from opdiff.plugins.converters import ConverterSet
+
+            self._converters = ConverterSet(plugins)
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
         """Rows of every plan, in plan order. The next batch is started before the rows of the
@@ -321,9 +327,13 @@ class Engine:
             if target.path is None:
                 work.rows.append(self._row(plan, identity, reasons=(target.reason or "no partner",), **self._lone_fields(mine, tensor)))
                 continue
+            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
+            converted = self._converted_row(plan, identity, mine, target, layout, max_elements) if self._converters else None
+            if converted is not None:  # a plug-in's converter (-c) replaces the core's layout decoding
+                work.rows.append(converted)
+                continue
             work.pairs.append((len(work.rows), identity, tensor, target))
             work.rows.append(None)
-            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
             requests.append(_core.PairRequest(mine, core_role, k, target.path, _ROLES[target.role], target.index,
                                               None if layout is None else format_number(layout), max_elements, own_shape))
         if not work.rows:
@@ -334,7 +344,6 @@ class Engine:
         """An FFTS+ op: its outputs joined from every slice, compared as arrays (inputs are not joined)."""
         # Joined slices are numpy arrays: numpy is loaded for these ops only, not for every run.
         from opdiff.dumps.ffts import SliceInfo, merged_output
-        from opdiff.numerics.core_adapter import compute_metrics
 
         try:
             slices = [read_dump(path) for path in plan.my_slices]
@@ -358,22 +367,53 @@ class Engine:
                 golden = theirs.to_numpy()
                 if mine.size != golden.size:
                     raise ValueError(f"[{plan.label}] joined slices hold {list(mine.shape)}, the golden {list(golden.shape)}")
-                limit = self.options.max_elements or mine.size
-                metrics = compute_metrics(mine.reshape(-1)[:limit], golden.reshape(-1)[:limit],
-                                          algorithms=self.options.builtin_algorithms or None, rtol=self.options.rtol,
-                                          atol=self.options.atol, threads=1)
+                rows.append(self._array_row(plan, identity, first, theirs, mine, golden, (plan.my_slices[0], target.path),
+                                            tuple(notes), self.options.max_elements))
             except (DumpFormatError, ValueError, OSError) as error:
                 rows.append(self._row(plan, identity, reasons=(str(error),)))
-                continue
-            rows.append(self._with_custom(plan.my_slices[0], target.path, mine, golden, CompareRow(
-                index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
-                tensor=identity, my_dtype=_dtype_name(first), my_address=str(first.address),
-                golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
-                op_sequence=plan.op_sequence,
-                overflow=_overflow(first, metrics.x) if self.options.overflow_detection else None,
-                metrics=metrics, reasons=tuple(notes) + _reasons(metrics, self.options.algorithms, plan.my_slices[0], target.path),
-            ), self.options.max_elements))
         return rows
+
+    def _array_row(self, plan: OpPlan, identity: TensorId, header: Union[_core.TensorEntry, DumpTensor], theirs: DumpTensor,
+                   mine: np.ndarray, golden: np.ndarray, paths: Tuple[str, str], notes: Tuple[str, ...], limit: int) -> CompareRow:
+        """The row of a pair compared as arrays in Python (FFTS+ joined slices, a plug-in's
+        conversion): the built-in metrics of the first `limit` elements (0: all), then the plug-ins'.
+        ValueError when the element counts differ."""
+        from opdiff.numerics.core_adapter import compute_metrics
+
+        if mine.size != golden.size:
+            raise ValueError(f"[{plan.label}] the converted tensor holds {list(mine.shape)}, the golden {list(golden.shape)}")
+        count = limit or mine.size
+        metrics = compute_metrics(mine.reshape(-1)[:count], golden.reshape(-1)[:count], algorithms=self.options.builtin_algorithms or None,
+                                  rtol=self.options.rtol, atol=self.options.atol, threads=1)
+        row = CompareRow(
+            index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
+            tensor=identity, my_dtype=_dtype_name(header), my_address=str(header.address),
+            golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
+            op_sequence=plan.op_sequence,
+            overflow=_overflow(header, metrics.x) if self.options.overflow_detection else None,
+            metrics=metrics, reasons=notes + _reasons(metrics, self.options.algorithms, paths[0], paths[1]),
+        )
+        return self._with_custom(paths[0], paths[1], mine, golden, row, limit)
+
+    def _converted_row(self, plan: OpPlan, identity: TensorId, file: _core.TensorFile, target: GoldenTarget,
+                       layout: Optional[str], limit: int) -> Optional[CompareRow]:
+        """The row of a pair whose layout conversion a plug-in offers (-c DIR/format_convert/), None
+        when none does: my stored elements, flat, through ``convert(shape_from, shape_to, array[, group])``,
+        against the golden as it is; a failing converter is the row's reason."""
+        assert self._converters is not None and identity.role is not None and identity.index is not None
+        my_path, golden_path = plan.my_path or "", target.path or ""
+        mine = dump_of(file, my_path).tensor(identity.role, identity.index)
+        conversion = self._converters.find(format_name(mine.format), layout) if layout is not None else None
+        if conversion is None:
+            return None
+        try:
+            theirs = self.files.get(golden_path).tensor(target.role, target.index)
+            golden = theirs.to_numpy()
+            stored = mine.to_numpy(logical=False).reshape(-1)
+            converted = conversion(mine.shape, golden.shape, stored, mine.sub_format)
+            return self._array_row(plan, identity, mine, theirs, converted, golden, (my_path, golden_path), (), limit)
+        except (DumpFormatError, ValueError, OSError) as error:  # PluginError is a ValueError
+            return self._row(plan, identity, reasons=(f"[{plan.label}] {error}",), my_address=str(mine.address), shape=mine.shape)
 
     def _lone_fields(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Dict[str, Any]:
         """The fields a row of my tensor has before (or without) a comparison."""
