@@ -40,6 +40,7 @@ class CompareKeywords(TypedDict, total=False):
     threads: Optional[int]
     progress: bool
     csv: Optional[PathLike]
+    ffts: bool
     plugins: Union[Plugins, PathLike, None]
     algorithm_options: str
 
@@ -66,7 +67,7 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
     rules = options.read_rules()
     scenario, plans, my_index, golden_index, quant_skipped = plan_and_quant_skips(
         my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close, quant_fusion_rule=rules.quant,
-        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences,
+        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences, slices_apart=options.ffts,
     )
     quantized = is_quantized_run(my_index, rules.fusion, rules.quant)
     notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]

@@ -42,6 +42,7 @@ class CompareOptions:
     ids: IdsLike = None  # -r / -s: which fusion-rule op ids are compared (None: all)
     step: Optional[int] = None  # --step: which dump step a folder of several gives (None: the last)
     all_occurrences: bool = False  # --all: every dump of an op, not only the newest
+    ffts: bool = False  # -ffts: FFTS+ manual-mode slices compared slice by slice, without joining them
     algorithms: Tuple[str, ...] = tuple(ALGORITHMS)  # -alg
     rtol: float = DEFAULT_RTOL  # AllClose's relative tolerance
     atol: float = DEFAULT_ATOL  # AllClose's absolute tolerance
