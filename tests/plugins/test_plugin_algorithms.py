@@ -116,11 +116,12 @@ def test_the_arrays_and_args_are_the_references(case: Case, tmp_path: Path) -> N
 
 def test_json_report_and_report_rows_carry_plugin_values(case: Case, tmp_path: Path) -> None:
     folder = write_plugin_folder(tmp_path / "plugins", own=("OwnEcho",))
-    out = _compare(case, tmp_path / "out", "-c", str(folder), "-alg", "OwnEcho", "--report", "json")
+    out = _compare(case, tmp_path / "out", "-c", str(folder), "-alg", "OwnEcho", "--report", "json,html")
     assert out.returncode == 0, out.stderr
     document = json.loads(next((tmp_path / "out").glob("*.json")).read_text())
     echoed = [row["custom"]["OwnEcho"] for row in document["rows"] if row["compared"]]
     assert echoed and all(text.startswith("float32|") for text in echoed)
+    assert f"OwnEcho: {echoed[0]}" in next((tmp_path / "out").glob("*.html")).read_text()
 
 
 def test_folder_travels_in_the_options(case: Case, tmp_path: Path) -> None:
