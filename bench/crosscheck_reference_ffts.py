@@ -8,10 +8,7 @@ dumps (manual-mode slices, op_lxsliceN, on both sides, one slice faulty), compar
 
 from __future__ import annotations
 
-import argparse
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from rich.console import Console
@@ -19,34 +16,24 @@ from rich.console import Console
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
 
 from crosscheck_reference_compare import print_differences, run_both
-from side_by_side.reference import DEFAULT_VENV, ReferenceTool
+from side_by_side.crosscheck_run import crosscheck_main
+from side_by_side.reference import ReferenceTool
 
 from tests.support.side_by_side_cases import ffts_manual_case
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reference-venv", type=Path, default=DEFAULT_VENV, help="virtual environment with mindstudio-probe")
-    parser.add_argument("--keep", type=Path, help="write cases and results here and keep them (default: a temporary folder)")
-    args = parser.parse_args()
-    console = Console(width=200)
-    tool = ReferenceTool.locate(args.reference_venv)
-    root = args.keep or Path(tempfile.mkdtemp(prefix="opdiff-crosscheck-ffts-"))
-    try:
-        case = ffts_manual_case(root / "case")
-        total = 0
-        for number, flags in enumerate(case.runs):
-            diff, codes = run_both(tool, case, flags, root / "results" / str(number))
-            unexplained = print_differences(console, f"{case.name} {' '.join(flags)}", diff, case.deliberate)
-            total += unexplained
-            console.print(f"{' '.join(flags) or '(no flag)'}: rows opdiff/reference {diff.rows_ours}/{diff.rows_theirs}, "
-                          f"{diff.matched_rows} matched, columns {'same' if diff.same_columns else 'differ'}, "
-                          f"{unexplained} unexplained; {codes}")
-        return 1 if total else 0
-    finally:
-        if args.keep is None:
-            shutil.rmtree(root, ignore_errors=True)
+def check(tool: ReferenceTool, root: Path, console: Console) -> int:
+    case = ffts_manual_case(root / "case")
+    total = 0
+    for number, flags in enumerate(case.runs):
+        diff, codes = run_both(tool, case, flags, root / "results" / str(number))
+        unexplained = print_differences(console, f"{case.name} {' '.join(flags)}", diff, case.deliberate)
+        total += unexplained
+        console.print(f"{' '.join(flags) or '(no flag)'}: rows opdiff/reference {diff.rows_ours}/{diff.rows_theirs}, "
+                      f"{diff.matched_rows} matched, columns {'same' if diff.same_columns else 'differ'}, "
+                      f"{unexplained} unexplained; {codes}")
+    return 1 if total else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(crosscheck_main(__doc__ or "", "opdiff-crosscheck-ffts-", check))

@@ -15,10 +15,7 @@ flips the sign, replacing the built-in conversion. Exit code 1 when a cell diffe
 
 from __future__ import annotations
 
-import argparse
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import List, Tuple
 
@@ -28,8 +25,9 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests package's helpers, run from anywhere
 
 from crosscheck_reference_compare import print_differences, run_both
+from side_by_side.crosscheck_run import crosscheck_main
 from side_by_side.csv_diff import Agreement
-from side_by_side.reference import DEFAULT_VENV, ReferenceTool
+from side_by_side.reference import ReferenceTool
 
 from opdiff.numerics.schema import ALGORITHMS
 from tests.support.plugin_folders import REFERENCE_PREFIX, write_converter, write_plugin_folder
@@ -45,40 +43,29 @@ def plugin_flags(folder: Path) -> Tuple[str, ...]:
     return ("-c", str(folder), "-alg", ",".join(names), "-a", "OwnPeak:scale=2")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reference-venv", type=Path, default=DEFAULT_VENV, help="virtual environment with mindstudio-probe")
-    parser.add_argument("--keep", type=Path, help="write cases and results here and keep them (default: a temporary folder)")
-    args = parser.parse_args()
-    console = Console(width=200)
-    tool = ReferenceTool.locate(args.reference_venv)
-    root = args.keep or Path(tempfile.mkdtemp(prefix="opdiff-crosscheck-plugins-"))
-    try:
-        folder = write_plugin_folder(root / "plugins", own=OWN, reference=True)
-        write_converter(folder, "flipped")  # replaces the built-in NC1HWC0 to NCHW: the values change, in both tools
-        flags = plugin_flags(folder)
-        cases = [fusion_case(root / "cases" / "fusion"), npu_vs_npu_case(root / "cases" / "npu")]
-        summary = Table(title="opdiff vs msaccucmp with the same plug-in folder: result CSVs column for column")
-        for column in ("case", "rows opdiff/ref", "columns", "cells identical", "within tol.", "different", "unexplained", "exit codes"):
-            summary.add_column(column)
-        total = 0
-        results: List[str] = []
-        for number, case in enumerate(cases):
-            diff, codes = run_both(tool, case, flags, root / "results" / str(number))
-            unexplained = print_differences(console, case.name, diff, case.deliberate)
-            total += unexplained
-            summary.add_row(case.name, f"{diff.rows_ours}/{diff.rows_theirs}", "same" if diff.same_columns else "[red]differ[/]",
-                            str(diff.cells[Agreement.IDENTICAL]), str(diff.cells[Agreement.WITHIN_TOLERANCE]),
-                            str(diff.cells[Agreement.DIFFERENT]), str(unexplained), codes)
-            results.append(" ".join(diff.header_ours))
-        console.print(summary)
-        console.print(f"columns: {results[0]}")
-        console.print(f"{len(cases)} runs; {total} unexplained differences")
-        return 1 if total else 0
-    finally:
-        if args.keep is None:
-            shutil.rmtree(root, ignore_errors=True)
+def check(tool: ReferenceTool, root: Path, console: Console) -> int:
+    folder = write_plugin_folder(root / "plugins", own=OWN, reference=True)
+    write_converter(folder, "flipped")  # replaces the built-in NC1HWC0 to NCHW: the values change, in both tools
+    flags = plugin_flags(folder)
+    cases = [fusion_case(root / "cases" / "fusion"), npu_vs_npu_case(root / "cases" / "npu")]
+    summary = Table(title="opdiff vs msaccucmp with the same plug-in folder: result CSVs column for column")
+    for column in ("case", "rows opdiff/ref", "columns", "cells identical", "within tol.", "different", "unexplained", "exit codes"):
+        summary.add_column(column)
+    total = 0
+    headers: List[str] = []
+    for number, case in enumerate(cases):
+        diff, codes = run_both(tool, case, flags, root / "results" / str(number))
+        unexplained = print_differences(console, case.name, diff, case.deliberate)
+        total += unexplained
+        summary.add_row(case.name, f"{diff.rows_ours}/{diff.rows_theirs}", "same" if diff.same_columns else "[red]differ[/]",
+                        str(diff.cells[Agreement.IDENTICAL]), str(diff.cells[Agreement.WITHIN_TOLERANCE]),
+                        str(diff.cells[Agreement.DIFFERENT]), str(unexplained), codes)
+        headers.append(" ".join(diff.header_ours))
+    console.print(summary)
+    console.print(f"columns: {headers[0]}")
+    console.print(f"{len(cases)} runs; {total} unexplained differences")
+    return 1 if total else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(crosscheck_main(__doc__ or "", "opdiff-crosscheck-plugins-", check))
