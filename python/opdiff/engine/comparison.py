@@ -5,7 +5,7 @@ Ctrl-C."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict, Union
 
 from opdiff.dumps.discovery import FileKind
 from opdiff.engine.driver import drive
@@ -13,6 +13,7 @@ from opdiff.engine.options import CompareOptions, IdsLike, PathLike
 from opdiff.engine.tensor_engine import Engine
 from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike, is_quantized_run, plan_and_quant_skips, unused_dump_notes
+from opdiff.plugins import Plugins
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
 from opdiff.report.tensor.views import TENSOR_VIEWS
 from opdiff.results.columns import CsvColumns
@@ -40,6 +41,9 @@ class CompareKeywords(TypedDict, total=False):
     threads: Optional[int]
     progress: bool
     csv: Optional[PathLike]
+    ffts: bool
+    plugins: Union[Plugins, PathLike, None]
+    algorithm_options: str
 
 
 def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = None,
@@ -56,13 +60,15 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
     always compares everything). ``all_occurrences`` compares every dump of an op, not only the
     newest (see :func:`plan`). When either side holds statistics dumps (``{dump name}.csv``), the
     result is a :class:`opdiff.results.statistics_report.StatisticsReport` instead
-    (docs/scenario-statistics.md).
+    (docs/scenario-statistics.md). ``plugins`` (a folder, as ``-c DIR``, or
+    :meth:`opdiff.plugins.Plugins.of` Python functions) adds custom algorithms, which
+    ``algorithms`` selects by name (docs/plugins.md).
     """
     options = (options or CompareOptions()).replace(**keywords)
     rules = options.read_rules()
     scenario, plans, my_index, golden_index, quant_skipped = plan_and_quant_skips(
         my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close, quant_fusion_rule=rules.quant,
-        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences,
+        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences, slices_apart=options.ffts,
     )
     quantized = is_quantized_run(my_index, rules.fusion, rules.quant)
     notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
@@ -80,6 +86,7 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
         my_address=my_index.kind is FileKind.NPU,
         golden_address=golden_index.kind is FileKind.NPU,
         overflow=options.overflow_detection,
+        custom=options.custom_algorithms,
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns, quantized=quantized,
                     graph=rules.fusion, views=TENSOR_VIEWS, my_files=my_files_of(plans))

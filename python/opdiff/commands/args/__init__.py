@@ -4,10 +4,11 @@ parser and, where it has one, parses them into its part of the one
 
 | module | flags |
 | --- | --- |
-| dump_paths | -m, -g, --step, --all |
+| dump_paths | -m, -g, --step, --all, -ffts |
 | rules | -f, -cf, -q, -r, -s |
 | output | -out / --output (and dump-onnx's and dump-tf's -o) |
 | threads | -j / --threads |
+| plugins | -c, -a (and convert's -c) |
 | verdict | -alg, -max, -overflow_detection, --fail-under, --fail, --thresholds |
 | reports | --report, -advisor, --ignore-ops, --progress, -map |
 | isolation | --isolate |

@@ -1,4 +1,4 @@
-"""The two sides of a comparison and which of their dumps are read: -m, -g, --step, --all."""
+"""The two sides of a comparison and which of their dumps are read: -m, -g, --step, --all, -ffts."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ def add_dump_paths(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", dest="all_occurrences", action="store_true",
                         help="compare every dump of an op (an op run several times in one step), not only the newest; "
                         "rows are named op#0, op#1, ... and ordered run by run")
+    parser.add_argument("-ffts", "--ffts", action="store_true",
+                        help="FFTS+ against FFTS+: compare each manual-mode slice (op_lxsliceN) with the same slice of the "
+                        "other side, without joining the slices")
 
 
 def apply_dump_paths(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:
-    return options.replace(step=args.step, all_occurrences=args.all_occurrences)
+    return options.replace(step=args.step, all_occurrences=args.all_occurrences, ffts=args.ffts)

@@ -14,11 +14,15 @@ from opdiff.results.statistics_verdict import StatisticsThreshold, is_statistics
 from opdiff.results.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
 
 
-def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
+def parse_algorithms(tokens: Optional[Sequence[str]], custom: Sequence[str] = ()) -> List[str]:
+    """-alg's names and indices as names; `custom` names the plug-ins (-c), which only -alg selects
+    (never the default, all built-ins, as in the reference)."""
     if not tokens:
         return list(_resolve_algorithms(None))
     items = [part.strip() for token in tokens for part in token.split(",") if part.strip()]
-    return list(_resolve_algorithms(items))
+    builtin = [item for item in items if item not in custom]
+    names = iter(_resolve_algorithms(builtin) if builtin else ())
+    return [item if item in custom else next(names) for item in items]
 
 
 def parse_verdict(fail_under: Sequence[str], thresholds: str) -> Optional[Verdict]:
@@ -77,7 +81,8 @@ def add_verdict(parser: argparse.ArgumentParser) -> None:
 
 
 def apply_verdict(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:
-    return options.replace(algorithms=tuple(parse_algorithms(args.algorithm)), max_elements=args.max_cmp_size,
+    custom = options.plugin_set.algorithm_names if options.plugin_set is not None else ()
+    return options.replace(algorithms=tuple(parse_algorithms(args.algorithm, custom)), max_elements=args.max_cmp_size,
                            overflow_detection=args.overflow_detection)
 
 
