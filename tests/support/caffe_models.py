@@ -121,3 +121,57 @@ def every_layer_net(seed: int = 0) -> NetWriter:
     w.layer("argmax_pairs", "ArgMax", ["pool_ave"], ["argmax_pairs"], argmax_param={"top_k": 3, "out_max_val": True})
     w.layer("bn_batch", "BatchNorm", ["pool_ave"], ["bn_batch"], batch_norm_param={"use_global_stats": False})
     return w
+
+
+@dataclass(frozen=True)
+class ResNetShape:
+    """A ResNet of bottleneck blocks: `blocks` per stage, the first stage's `width`, an input of `size`."""
+
+    blocks: Tuple[int, ...] = (3, 4, 6, 3)  # ResNet-50
+    width: int = 64
+    size: int = 224
+    classes: int = 1000
+
+
+def resnet_net(shape: ResNetShape = ResNetShape(), seed: int = 0) -> NetWriter:
+    """A ResNet as Caffe's model zoo writes it (ResNet-50 by default): Convolution without bias,
+    then in-place BatchNorm, Scale and ReLU; bottleneck blocks summed by Eltwise; random weights."""
+    rng = np.random.default_rng(seed)
+    w = NetWriter("resnet")
+    w.input("data", (1, 3, shape.size, shape.size))
+    channels = _conv_bn(w, rng, "conv1", "data", 3, shape.width, 7, 2, 3)
+    w.layer("pool1", "Pooling", ["conv1"], ["pool1"], pooling_param={"pool": 0, "kernel_size": 3, "stride": 2})
+    top, width = "pool1", shape.width
+    for stage, count in enumerate(shape.blocks):
+        for block in range(count):
+            name = f"res{stage + 2}{chr(ord('a') + block)}"
+            stride = 2 if block == 0 and stage > 0 else 1
+            shortcut = top
+            if block == 0:
+                shortcut = f"{name}_branch1"
+                _conv_bn(w, rng, shortcut, top, channels, width * 4, 1, stride, 0, relu=False)
+            a = _conv_bn(w, rng, f"{name}_branch2a", top, channels, width, 1, stride, 0)
+            b = _conv_bn(w, rng, f"{name}_branch2b", f"{name}_branch2a", a, width, 3, 1, 1)
+            _conv_bn(w, rng, f"{name}_branch2c", f"{name}_branch2b", b, width * 4, 1, 1, 0, relu=False)
+            w.layer(name, "Eltwise", [shortcut, f"{name}_branch2c"], [name])
+            w.layer(f"{name}_relu", "ReLU", [name], [name])
+            top, channels = name, width * 4
+        width *= 2
+    w.layer("pool5", "Pooling", [top], ["pool5"], pooling_param={"pool": 1, "global_pooling": True})
+    w.layer("fc", "InnerProduct", ["pool5"], ["fc"], [_n(rng, shape.classes, channels, scale=channels ** -0.5), _n(rng, shape.classes)],
+            inner_product_param={"num_output": shape.classes})
+    w.layer("prob", "Softmax", ["fc"], ["prob"])
+    return w
+
+
+def _conv_bn(w: NetWriter, rng: np.random.Generator, name: str, bottom: str, channels: int, out: int, kernel: int, stride: int, pad: int,
+             *, relu: bool = True) -> int:
+    """Convolution + in-place BatchNorm + Scale (+ ReLU), weights scaled to keep activations near 1."""
+    weight = _n(rng, out, channels, kernel, kernel, scale=(channels * kernel * kernel) ** -0.5)
+    w.layer(name, "Convolution", [bottom], [name], [weight],
+            convolution_param={"num_output": out, "kernel_size": [kernel], "stride": [stride], "pad": [pad], "bias_term": False})
+    w.layer(f"bn_{name}", "BatchNorm", [name], [name], [_n(rng, out, scale=0.1), np.abs(_n(rng, out)) + 0.5, np.array([1.0])])
+    w.layer(f"scale_{name}", "Scale", [name], [name], [np.abs(_n(rng, out)) + 0.5, _n(rng, out, scale=0.1)], scale_param={"bias_term": True})
+    if relu:
+        w.layer(f"{name}_relu", "ReLU", [name], [name])
+    return out

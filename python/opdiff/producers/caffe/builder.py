@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 import numpy as np
 
 Shape = Tuple[int, ...]
+_FLOAT, _INT64 = 1, 7  # onnx.TensorProto.FLOAT and INT64
 
 
 class CaffeLayerError(ValueError):
@@ -24,11 +25,17 @@ class CaffeLayerError(ValueError):
 class GraphBuilder:
     """The nodes and initializers built so far, the shape of every tensor, and the nodes of each layer."""
 
+    model: Any = None  # onnx.ModelProto: the weights go straight into its graph (one copy of them)
     nodes: List[Any] = field(default_factory=list)  # onnx.NodeProto
-    initializers: List[Any] = field(default_factory=list)  # onnx.TensorProto
     shapes: Dict[str, Shape] = field(default_factory=dict)
     layer_nodes: Dict[str, List[str]] = field(default_factory=dict)
     _names: Dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.model is None:
+            import onnx
+
+            self.model = onnx.ModelProto()
 
     def fresh(self, stem: str) -> str:
         """A name no tensor or node of the graph has yet, starting with `stem`."""
@@ -37,13 +44,14 @@ class GraphBuilder:
         return stem if count == 0 else f"{stem}_{count}"
 
     def constant(self, stem: str, array: np.ndarray) -> str:
-        """An initializer holding `array` (float32 unless integer); returns its name."""
-        from onnx import numpy_helper
-
-        if array.dtype.kind == "f":
-            array = array.astype(np.float32)
+        """An initializer holding `array` (float32, or int64 for integers); returns its name."""
+        array = np.ascontiguousarray(array, dtype=np.int64 if array.dtype.kind in "iu" else np.float32)
         name = self.fresh(stem)
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        tensor = self.model.graph.initializer.add()
+        tensor.name = name
+        tensor.data_type = _INT64 if array.dtype == np.int64 else _FLOAT
+        tensor.dims.extend(array.shape)
+        tensor.raw_data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
         self.shapes[name] = tuple(int(d) for d in array.shape)
         return name
 

@@ -72,12 +72,17 @@ def convert_net(net: CaffeNet, input_shapes: Mapping[str, Shape]) -> ConvertedNe
                 in_place.append((layer.name, blob))
             current[blob] = tensor
             origins[tensor] = TensorOrigin(layer.name, position)
-    graph_inputs = [helper.make_tensor_value_info(t, TensorProto.FLOAT, builder.shapes[t]) for t in input_ops]
     read = {name for node in builder.nodes for name in node.input}
     finals = [t for t in current.values() if t not in read and t not in input_ops] or list(current.values())[-1:]
-    graph_outputs = [helper.make_tensor_value_info(t, TensorProto.FLOAT, builder.shapes[t]) for t in finals]
-    graph = helper.make_graph(builder.nodes, net.name or "caffe", graph_inputs, graph_outputs, builder.initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], ir_version=8, producer_name="opdiff dump-caffe")
+    model = builder.model
+    graph = model.graph
+    graph.name = net.name or "caffe"
+    graph.node.extend(builder.nodes)
+    graph.input.extend(helper.make_tensor_value_info(t, TensorProto.FLOAT, builder.shapes[t]) for t in input_ops)
+    graph.output.extend(helper.make_tensor_value_info(t, TensorProto.FLOAT, builder.shapes[t]) for t in finals)
+    model.ir_version = 8
+    model.producer_name = "opdiff dump-caffe"
+    model.opset_import.append(helper.make_opsetid("", OPSET))
     return ConvertedNet(model, origins, input_ops, builder.layer_nodes, layer_types, in_place)
 
 
