@@ -79,3 +79,38 @@ def scaled_channels(weights: Sequence[np.ndarray], scale: float) -> List[np.ndar
     weight = weights[0].copy()
     weight[: max(1, weight.shape[0] // 4)] *= scale
     return [weight, *weights[1:]]
+
+
+@dataclass(frozen=True)
+class CaffeChain:
+    """A golden run of a small ResNet (dump-caffe) and a device run of it with one faulty convolution."""
+
+    prototxt: Path  # the net, with its correct weights in the .caffemodel beside it
+    golden: Path  # dump-caffe's golden folder
+    dump: Path  # the device run's dumps
+    rule: Path  # its fusion rule
+    faulty: str  # the faulty convolution
+
+
+def write_faulty_chain(folder: Path, faulty: str = "res3a_branch2b", scale: float = 3.0) -> CaffeChain:
+    """Write the golden run, then the device run whose layer `faulty` has a quarter of its output
+    channels times `scale` (ATC's fusion, fp16 dumps; the same seeded input)."""
+    from opdiff.dumps.discovery import index_folder
+    from opdiff.producers.caffe.dump import dump_caffe, load_caffe
+    from tests.support.caffe_models import ResNetShape, resnet_net
+
+    shape = ResNetShape(blocks=(1, 2), width=8, size=32, classes=10)
+    feeds = {"data": np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32)}
+    runs = {}
+    for kind in ("golden", "faulty"):
+        writer = resnet_net(shape)
+        if kind == "faulty":
+            writer.blobs[faulty] = scaled_channels(writer.blobs[faulty], scale)
+        prototxt, caffemodel = writer.write(folder / kind / "model")
+        result = dump_caffe(load_caffe(prototxt, caffemodel), folder / kind / "out", feeds)
+        runs[kind] = (writer, prototxt, result.tensor_folder)
+    writer, _, faulty_golden = runs["faulty"]
+    index = index_folder(faulty_golden)
+    tensors = {(layer.name, k): np.load(index.newest(f"{layer.name}.{k}").path) for layer in writer.net.layer for k in range(len(layer.top))}
+    dump, rule = write_device_run(folder / "device", writer, tensors)
+    return CaffeChain(runs["golden"][1], runs["golden"][2], dump, rule, faulty)

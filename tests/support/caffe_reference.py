@@ -94,8 +94,8 @@ def pooling(layer: Any, bottoms: Tops, weights: Tops) -> Tops:
         kh = kw = int(p.kernel_size)
         ph = pw = int(p.pad)
         sh = sw = int(p.stride)
-    oh = int(math.ceil((height + 2 * ph - kh) / sh)) + 1
-    ow = int(math.ceil((width + 2 * pw - kw) / sw)) + 1
+    oh = math.ceil((height + 2 * ph - kh) / sh) + 1
+    ow = math.ceil((width + 2 * pw - kw) / sw) + 1
     if ph or pw:
         if (oh - 1) * sh >= height + ph:
             oh -= 1
@@ -272,14 +272,14 @@ LAYERS: Dict[str, Callable[[Any, Tops, Tops], Tops]] = {
     "ArgMax": argmax,
     "Flatten": _flatten,
     "PReLU": _prelu,
-    "ReLU": _elementwise(lambda l, x: np.maximum(x, 0) + l.relu_param.negative_slope * np.minimum(x, 0)),
-    "Sigmoid": _elementwise(lambda l, x: 1 / (1 + np.exp(-x))),
-    "TanH": _elementwise(lambda l, x: np.tanh(x)),
-    "ELU": _elementwise(lambda l, x: np.where(x > 0, x, l.elu_param.alpha * (np.exp(x) - 1))),
-    "AbsVal": _elementwise(lambda l, x: np.abs(x)),
-    "Power": _elementwise(lambda l, x: (l.power_param.shift + l.power_param.scale * x) ** l.power_param.power),
-    "BNLL": _elementwise(lambda l, x: np.where(x > 0, x + np.log1p(np.exp(-np.abs(x))), np.log1p(np.exp(np.minimum(x, 0))))),
-    "Dropout": _elementwise(lambda l, x: x),
+    "ReLU": _elementwise(lambda p, x: np.maximum(x, 0) + p.relu_param.negative_slope * np.minimum(x, 0)),
+    "Sigmoid": _elementwise(lambda p, x: 1 / (1 + np.exp(-x))),
+    "TanH": _elementwise(lambda p, x: np.tanh(x)),
+    "ELU": _elementwise(lambda p, x: np.where(x > 0, x, p.elu_param.alpha * (np.exp(x) - 1))),
+    "AbsVal": _elementwise(lambda p, x: np.abs(x)),
+    "Power": _elementwise(lambda p, x: (p.power_param.shift + p.power_param.scale * x) ** p.power_param.power),
+    "BNLL": _elementwise(lambda p, x: np.where(x > 0, x + np.log1p(np.exp(-np.abs(x))), np.log1p(np.exp(np.minimum(x, 0))))),
+    "Dropout": _elementwise(lambda p, x: x),
     "Concat": lambda layer, bottoms, weights: [np.concatenate(bottoms, axis=layer.concat_param.axis)],
     "Split": lambda layer, bottoms, weights: [bottoms[0]] * len(layer.top),
     "Permute": lambda layer, bottoms, weights: [bottoms[0].transpose(list(layer.permute_param.order))],

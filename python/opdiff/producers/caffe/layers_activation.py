@@ -3,6 +3,8 @@ Dropout (the identity at inference)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from opdiff.producers.caffe.builder import LayerContext
@@ -60,7 +62,7 @@ def power(context: LayerContext) -> None:
             tensor = context.node(op, [tensor, operand], shape)
 
 
-def simple(op_type: str):  # type: ignore[no-untyped-def]  # a converter factory; the table types its results
+def simple(op_type: str) -> Callable[[LayerContext], None]:
     """A converter of a layer that is one ONNX op of the same input and output shape."""
 
     def convert(context: LayerContext) -> None:

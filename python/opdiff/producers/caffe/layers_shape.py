@@ -3,6 +3,7 @@ Permute, Crop, Softmax and ArgMax."""
 
 from __future__ import annotations
 
+import itertools
 from typing import List
 
 import numpy as np
@@ -63,7 +64,7 @@ def slice_layer(context: LayerContext) -> None:
         if shape[axis] % tops:
             raise context.fail(f"axis size {shape[axis]} does not split into {tops} equal tops")
         bounds = [shape[axis] // tops * k for k in range(tops + 1)]
-    sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+    sizes = [b - a for a, b in itertools.pairwise(bounds)]
     if min(sizes) < 1:
         raise context.fail(f"slice points {points} for axis size {shape[axis]}")
     shapes = [tuple(size if a == axis else d for a, d in enumerate(shape)) for size in sizes]

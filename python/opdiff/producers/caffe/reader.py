@@ -132,7 +132,8 @@ def _declared_inputs(net: Any, path: Path) -> Dict[str, Optional[tuple[int, ...]
     names = list(net.input)
     shapes: List[Optional[tuple[int, ...]]] = [None] * len(names)
     if net.input_shape:
-        shapes = [tuple(int(d) for d in s.dim) for s in net.input_shape] + shapes[len(net.input_shape):]
+        given: List[Optional[tuple[int, ...]]] = [tuple(int(d) for d in s.dim) for s in net.input_shape]
+        shapes = given + shapes[len(given):]
     elif net.input_dim:
         dims = [int(d) for d in net.input_dim]
         if len(dims) != 4 * len(names):
