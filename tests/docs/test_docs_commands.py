@@ -59,7 +59,7 @@ NOT_RUN_BLOCKS = {
 }
 
 # A page mentioning one of these needs the optional module; without it the page is skipped.
-OPTIONAL_MODULES = {"dump-onnx": "onnxruntime", "xlsx": "xlsxwriter"}
+OPTIONAL_MODULES = {"dump-onnx": "onnxruntime", "dump-caffe": "onnxruntime", "xlsx": "xlsxwriter"}
 
 PAGE_TIMEOUT_S = 240
 README_TEST_COMMAND = 'pip install ".[test]" && python -m pytest tests'
