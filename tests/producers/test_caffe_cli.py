@@ -35,7 +35,7 @@ def test_random_inputs_then_the_same_inputs_from_their_files(tmp_path: Path, cap
     first = index_folder(tmp_path / "a" / "golden")
     assert first.kind is FileKind.GOLDEN
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
-    assert manifest["kind"] == "golden" and manifest["files"] == 46
+    assert manifest["kind"] == "golden" and manifest["files"] == 48
     saved = tmp_path / "a" / "inputs" / "data.npy"
     assert main(["dump-caffe", str(prototxt), str(caffemodel), "--input", f"data={saved}", "-o", str(tmp_path / "b")]) == 0
     second = index_folder(tmp_path / "b" / "golden")
@@ -93,3 +93,12 @@ def test_weights_that_do_not_fit_exit_2_naming_the_layer(tmp_path: Path, capsys:
     prototxt, caffemodel = writer.write(tmp_path)
     assert main(["dump-caffe", str(prototxt), str(caffemodel), "--random-inputs", "0", "-o", str(tmp_path / "o")]) == 2
     assert "layer conv (Convolution): no bias blob" in capsys.readouterr().err
+
+
+def test_weights_of_the_wrong_size_exit_2_naming_the_layer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    writer = small_net()
+    writer.layer("fc", "InnerProduct", ["conv"], ["fc"], [np.ones((2, 5)), np.zeros(2)], inner_product_param={"num_output": 2})
+    prototxt, caffemodel = writer.write(tmp_path)
+    assert main(["dump-caffe", str(prototxt), str(caffemodel), "--random-inputs", "0", "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "layer fc (InnerProduct): cannot reshape" in err and "Traceback" not in err

@@ -118,3 +118,50 @@ def test_batch_norm_scale_factor_zero_means_zero_statistics(tmp_path: Path) -> N
     x = np.random.default_rng(0).standard_normal((2, 3, 2, 2)).astype(np.float32)
     golden = run_net(writer, tmp_path, {"data": x})[("bn", 0)]
     assert_agrees(golden, x / np.sqrt(1e-5), "bn")
+
+
+V1_PROTOTXT = '''name: "v1"
+input: "data"
+input_dim: 1 input_dim: 3 input_dim: 8 input_dim: 8
+layers { name: "conv1" type: CONVOLUTION bottom: "data" top: "conv1" blobs_lr: 1 blobs_lr: 2
+         convolution_param { num_output: 4 kernel_size: 3 stride: 1 pad: 1 } }
+layers { name: "relu1" type: RELU bottom: "conv1" top: "conv1" }
+layers { name: "norm1" type: LRN bottom: "conv1" top: "norm1" lrn_param { local_size: 3 alpha: 0.0001 beta: 0.75 } }
+layers { name: "pool1" type: POOLING bottom: "norm1" top: "pool1" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
+layers { name: "fc" type: INNER_PRODUCT bottom: "pool1" top: "fc" inner_product_param { num_output: 5 } }
+layers { name: "drop" type: DROPOUT bottom: "fc" top: "fc" dropout_param { dropout_ratio: 0.5 } }
+layers { name: "prob" type: SOFTMAX bottom: "fc" top: "prob" }
+layers { name: "loss" type: SOFTMAX_LOSS bottom: "fc" bottom: "label" top: "loss" include { phase: TRAIN } }
+'''
+
+
+def test_the_v1_form_with_legacy_blob_dims_reads_as_the_current_form(tmp_path: Path) -> None:
+    """Old model-zoo nets: ``layers { type: CONVOLUTION }``, input_dim, blobs with num/channels/height/width
+    only, a TRAIN-only loss layer; the same net written in the current form gives the same goldens."""
+    from opdiff.producers.caffe.proto import caffe_pb2
+
+    rng = np.random.default_rng(7)
+    blobs = {"conv1": [rng.standard_normal((4, 3, 3, 3)), rng.standard_normal(4)], "fc": [rng.standard_normal((5, 64)), rng.standard_normal(5)]}
+    old = caffe_pb2.NetParameter(name="v1")
+    for name, values in blobs.items():
+        layer = old.layers.add(name=name, type=caffe_pb2.V1LayerParameter.CONVOLUTION if name == "conv1" else caffe_pb2.V1LayerParameter.INNER_PRODUCT)
+        for value in values:
+            legacy = (1,) * (4 - value.ndim) + value.shape
+            layer.blobs.add(num=legacy[0], channels=legacy[1], height=legacy[2], width=legacy[3], data=value.ravel().tolist())
+    (tmp_path / "v1.prototxt").write_text(V1_PROTOTXT)
+    (tmp_path / "v1.caffemodel").write_bytes(old.SerializeToString())
+    feeds = {"data": rng.standard_normal((1, 3, 8, 8)).astype(np.float32)}
+    result = dump_caffe(load_caffe(tmp_path / "v1.prototxt", tmp_path / "v1.caffemodel"), tmp_path / "out", feeds)
+    index = index_folder(result.tensor_folder)
+    assert index.newest("loss.0") is None  # the TRAIN-phase layer is not run
+    current = NetWriter("v1")
+    current.input("data", (1, 3, 8, 8))
+    current.layer("conv1", "Convolution", ["data"], ["conv1"], blobs["conv1"], convolution_param={"num_output": 4, "kernel_size": [3], "pad": [1]})
+    current.layer("relu1", "ReLU", ["conv1"], ["conv1"])
+    current.layer("norm1", "LRN", ["conv1"], ["norm1"], lrn_param={"local_size": 3, "alpha": 0.0001, "beta": 0.75})
+    current.layer("pool1", "Pooling", ["norm1"], ["pool1"], pooling_param={"pool": 0, "kernel_size": 3, "stride": 2})
+    current.layer("fc", "InnerProduct", ["pool1"], ["fc"], blobs["fc"], inner_product_param={"num_output": 5})
+    current.layer("drop", "Dropout", ["fc"], ["fc"])
+    current.layer("prob", "Softmax", ["fc"], ["prob"])
+    for (layer, k), value in forward(current, feeds).items():
+        assert_agrees(np.load(index.newest(f"{layer}.{k}").path), value, layer)

@@ -86,6 +86,8 @@ def every_layer_net(seed: int = 0) -> NetWriter:
             convolution_param={"num_output": 3, "kernel_size": [3], "dilation": [2], "bias_term": False})
     w.layer("deconv", "Deconvolution", ["conv_dil"], ["deconv"], [_n(rng, 3, 2, 3, 3), _n(rng, 2)],
             convolution_param={"num_output": 2, "kernel_size": [3], "stride": [2], "pad": [1]})
+    w.layer("upsample", "Deconvolution", ["deconv"], ["upsample"], [_n(rng, 2, 1, 4, 4)],
+            convolution_param={"num_output": 2, "group": 2, "kernel_size": [4], "stride": [2], "pad": [1], "bias_term": False})
     w.layer("prelu", "PReLU", ["deconv"], ["prelu"], [_n(rng, 2)])
     w.layer("leaky", "ReLU", ["prelu"], ["leaky"], relu_param={"negative_slope": 0.1})
     w.layer("sigmoid", "Sigmoid", ["leaky"], ["sigmoid"])
@@ -113,6 +115,7 @@ def every_layer_net(seed: int = 0) -> NetWriter:
     w.layer("crop", "Crop", ["norm_all", "pool_ave"], ["crop"], crop_param={"axis": 2, "offset": [1, 1]})
     w.layer("permute", "Permute", ["scale2"], ["permute"], permute_param={"order": [0, 2, 3, 1]})
     w.layer("flatten", "Flatten", ["permute"], ["flatten"], flatten_param={"axis": 1, "end_axis": 2})
+    w.layer("fc_axis", "InnerProduct", ["flatten"], ["fc_axis"], [_n(rng, 3, 6), _n(rng, 3)], inner_product_param={"num_output": 3, "axis": 2})
     w.layer("reshape", "Reshape", ["flatten"], ["reshape"], reshape_param={"shape": {"dim": [0, -1]}})
     w.layer("fc", "InnerProduct", ["reshape"], ["fc"], [_n(rng, 5, 120), _n(rng, 5)], inner_product_param={"num_output": 5})
     w.layer("fc_t", "InnerProduct", ["crop"], ["fc_t"], [_n(rng, 72, 4), _n(rng, 4)], inner_product_param={"num_output": 4, "transpose": True})

@@ -66,7 +66,12 @@ def convert_net(net: CaffeNet, input_shapes: Mapping[str, Shape]) -> ConvertedNe
         inputs = [current[blob] for blob in layer.bottom]
         outputs = [_new_tensor(blob, layer.name, current, builder) for blob in layer.top]
         context = LayerContext(builder, layer, net.weights.get(layer.name, []), inputs, [builder.shapes[t] for t in inputs], outputs)
-        converter(context)
+        try:
+            converter(context)
+        except CaffeLayerError:
+            raise
+        except (ValueError, IndexError) as error:  # weights that do not fit the layer's shapes (numpy's reshape, indexing)
+            raise CaffeLayerError(f"layer {layer.name} ({layer.type}): {error}") from None
         for position, (blob, tensor) in enumerate(zip(layer.top, outputs)):
             if tensor != blob:
                 in_place.append((layer.name, blob))
