@@ -102,3 +102,12 @@ def test_weights_of_the_wrong_size_exit_2_naming_the_layer(tmp_path: Path, capsy
     assert main(["dump-caffe", str(prototxt), str(caffemodel), "--random-inputs", "0", "-o", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "layer fc (InnerProduct): cannot reshape" in err and "Traceback" not in err
+
+
+def test_a_pool_whose_last_window_reads_nothing_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    writer = NetWriter("subsample")
+    writer.input("data", (1, 1, 6, 6))
+    writer.layer("pool", "Pooling", ["data"], ["pool"], pooling_param={"pool": 0, "kernel_size": 1, "stride": 2})
+    prototxt, _ = writer.write(tmp_path)
+    assert main(["dump-caffe", str(prototxt), "--random-inputs", "0", "-o", str(tmp_path / "o")]) == 2
+    assert "layer pool (Pooling): the last window along axis 2 starts at 6" in capsys.readouterr().err

@@ -47,6 +47,9 @@ def pooling(context: LayerContext) -> None:
     ends: List[int] = []
     for axis, (n, k, p, s, m) in enumerate(zip(shape[2:], kernel, pad, stride, pooled)):
         end = (m - 1) * s + k - n - p
+        if end >= k:  # kernel < stride, no pad: Caffe's last window starts past the input and reads nothing
+            raise context.fail(f"the last window along axis {axis + 2} starts at {(m - 1) * s - p}, past the input's {n} "
+                               "(kernel smaller than stride): Caffe fills it with -FLT_MAX (MAX) or a 0 over a non-positive divisor (AVE)")
         if end < 0:  # the windows stop short of the input's end: cut the rows no window reads
             source = _cut(context, source, axis + 2, n + end)
             end = 0
