@@ -123,6 +123,11 @@ def every_layer_net(seed: int = 0) -> NetWriter:
     w.layer("argmax", "ArgMax", ["pool_ave"], ["argmax"], argmax_param={"top_k": 2, "axis": 1})
     w.layer("argmax_pairs", "ArgMax", ["pool_ave"], ["argmax_pairs"], argmax_param={"top_k": 3, "out_max_val": True})
     w.layer("bn_batch", "BatchNorm", ["pool_ave"], ["bn_batch"], batch_norm_param={"use_global_stats": False})
+    w.layer("conv_rect", "Convolution", ["data"], ["conv_rect"], [_n(rng, 2, 4, 1, 3), _n(rng, 2)],
+            convolution_param={"num_output": 2, "kernel_size": [1, 3], "stride": [2, 1], "pad": [0, 1]})
+    w.layer("prelu_shared", "PReLU", ["conv_rect"], ["prelu_shared"], [np.array([0.2])], prelu_param={"channel_shared": True})
+    w.layer("scale_span", "Scale", ["pool_max"], ["scale_span"], [_n(rng, 6, 5)], scale_param={"axis": 1, "num_axes": 2})
+    w.layer("slice_eq", "Slice", ["concat"], ["half_a", "half_b"], slice_param={"axis": 1})
     return w
 
 
