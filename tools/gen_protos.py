@@ -24,6 +24,7 @@ PROTOS: Tuple[Tuple[Path, Path], ...] = (
     (Path("python/opdiff/dumps/proto/dump_data.proto"), Path("python/opdiff/dumps")),
     (Path("python/opdiff/graph/proto/ge_ir.proto"), Path("python/opdiff/graph/proto")),
     (Path("python/opdiff/graph/proto/ge_onnx.proto"), Path("python/opdiff/graph/proto")),
+    (Path("python/opdiff/producers/caffe/proto/caffe.proto"), Path("python/opdiff/producers/caffe/proto")),
 )
 
 

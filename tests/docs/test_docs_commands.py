@@ -54,12 +54,13 @@ NOT_RUN_BLOCKS = {
     ("docs/model-explorer.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C; open the URL it prints"),
     ("docs/model-explorer.md", "slow", "model-explorer --extensions=opdiff.viewer   # then open a .om, atc JSON or GE graph dump in its page"),
     ("docs/cli.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C"),
+    ("docs/producing-caffe-goldens.md", "slow", "python bench/bench_dump_caffe.py --repeat 3"),
     ("docs/reliability.md", "slow", "for t in header dump npy om layout; do python bench/fuzz/run.py $t --seconds 600 --corpus corpus-$t; done"),
     ("docs/reliability.md", "slow", "pip install -Cbuild-dir=build/asan -Ccmake.define.OPDIFF_SANITIZE=ON \".[test]\"   # or SKBUILD_CMAKE_DEFINE=OPDIFF_SANITIZE=ON"),
 }
 
 # A page mentioning one of these needs the optional module; without it the page is skipped.
-OPTIONAL_MODULES = {"dump-onnx": "onnxruntime", "xlsx": "xlsxwriter"}
+OPTIONAL_MODULES = {"dump-onnx": "onnxruntime", "dump-caffe": "onnxruntime", "xlsx": "xlsxwriter"}
 
 PAGE_TIMEOUT_S = 240
 README_TEST_COMMAND = 'pip install ".[test]" && python -m pytest tests'

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
+from opdiff.commands.args.model_inputs import add_model_inputs
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
@@ -31,8 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", metavar="MODEL", help="an .onnx file, or light:NAME for a light model of the onnx package")
     add_output(parser, "the dumps, the model and the run record", required=True, short_o=True)
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one input (repeatable)")
-    parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given (dynamic dims become 1)")
+    add_model_inputs(parser, "input", random_note=" (dynamic dims become 1)")
     parser.add_argument("--fusion", choices=("off", "on"), default="off", help="run ONNX Runtime's optimised graph (default off)")
     parser.add_argument("--opt-level", choices=("basic", "extended", "all"), default="extended",
                         help="optimisation level for --fusion on (default extended; 'all' adds NCHWc ops whose tensors map to no golden)")

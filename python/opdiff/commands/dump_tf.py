@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
 
+from opdiff.commands.args.model_inputs import add_model_inputs
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
@@ -33,10 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--train-op", metavar="NAME",
                         help="run one training step of this op (MODEL: a checkpoint's .meta or a SavedModel) instead of a frozen graph")
     add_output(parser, "the dumps and the run record", required=True, short_o=True)
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one Placeholder (repeatable)")
-    parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given")
-    parser.add_argument("--input-shape", default="", metavar="SHAPES",
-                        help="unknown dims, written as ATC's --input_shape: 'name:1,224,224,3;name2:4' (default: unknown dims become 1)")
+    add_model_inputs(parser, "Placeholder", input_shape="sizes of unknown dims (default: unknown dims become 1)")
     parser.add_argument("--random-seed", type=int, default=0, metavar="SEED", help="seed of the graph's unseeded random ops (default 0)")
     add_threads(parser, "TensorFlow CPU threads", default="its own choice")
     parser.set_defaults(run=run)

@@ -6,12 +6,13 @@ parser and, where it has one, parses them into its part of the one
 | --- | --- |
 | dump_paths | -m, -g, --step, --all, -ffts |
 | rules | -f, -cf, -q, -r, -s |
-| output | -out / --output (and dump-onnx's and dump-tf's -o) |
+| output | -out / --output (and the dump commands' -o) |
 | threads | -j / --threads |
+| model_inputs | --input, --random-inputs, --input-shape (dump-onnx, dump-tf, dump-caffe) |
 | plugins | -c, -a (and convert's -c) |
 | verdict | -alg, -max, -overflow_detection, --fail-under, --fail, --thresholds |
 | reports | --report, -advisor, --ignore-ops, --progress, -map |
-| isolation | --isolate |
+| isolation | --isolate, --isolate-weights |
 | cluster | --scheduler, --tls-*, --lost-after |
 | single_op | -op and its detail flags |
 """
