@@ -5,6 +5,9 @@ compiled device model converts its inputs); nodes compute and write fp16. A node
 schema has no fp16 form for one of its float inputs, or whose type is in ``keep_fp32``, stays fp32
 with Casts around it: its output keeps its name (and its golden) and a Cast writes the fp16 copy
 the next nodes read. Tensor names of the original graph are kept, so fp16 tensors map to golden ones.
+
+This is the graph a device holds; ONNX Runtime runs :meth:`Fp16Model.run_model` instead, which
+rounds every op's output to fp16 (see :mod:`opdiff.producers.onnx.fp16_rounding`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
+from opdiff.producers.onnx.fp16_rounding import round_in_place, rounding_run_model
 from opdiff.producers.onnx.support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor
 
 FP16_SUFFIX = "__fp16"
@@ -22,10 +26,23 @@ FP32_SUFFIX = "__fp32"
 
 @dataclass
 class Fp16Model:
-    """The converted model and the nodes kept in fp32."""
+    """The converted model, the nodes kept in fp32 and the model's fp16 tensors.
+
+    `model` is the graph as a device holds it (fp16 ops, saved as the run's model.onnx);
+    :meth:`run_model` is the one to run with ONNX Runtime, which rounds every op's output.
+    """
 
     model: OnnxModel
     kept_fp32: List[str] = field(default_factory=list)
+    half_tensors: Set[str] = field(default_factory=set)
+
+    def run_model(self) -> OnnxModel:
+        """The graph ONNX Runtime must run for `model`'s values (see :mod:`.fp16_rounding`)."""
+        return rounding_run_model(self.model, self.half_tensors, set(self.kept_fp32))
+
+    def round_in_place(self, copy: OnnxModel) -> None:
+        """:meth:`run_model` done on `copy`, a copy of `model` (the exposed copy a session runs)."""
+        round_in_place(copy, self.half_tensors, set(self.kept_fp32))
 
 
 def _opset(model: OnnxModel) -> int:
@@ -71,7 +88,23 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
     initializers, renamed_input = _convert_initializers(plan)
     nodes = _input_casts(plan, renamed_input)
     fp32_outputs = _convert_nodes(plan, renamed_input, nodes)
-    return Fp16Model(_assemble(model, nodes, initializers, fp32_outputs), sorted(plan.fp32_nodes))
+    converted = _assemble(model, nodes, initializers, fp32_outputs)
+    return Fp16Model(converted, sorted(plan.fp32_nodes), _half_tensors(converted, plan))
+
+
+def _half_tensors(converted: OnnxModel, plan: _Plan) -> Set[str]:
+    """The fp16 tensors of the converted model: its fp16 weights, what its Casts to fp16 write,
+    and the float outputs of the nodes that were not kept in fp32."""
+    from onnx import TensorProto
+
+    half = {init.name for init in converted.graph.initializer if init.data_type == TensorProto.FLOAT16}
+    for node in converted.graph.node:
+        if node.op_type == "Cast":
+            if any(a.name == "to" and a.i == TensorProto.FLOAT16 for a in node.attribute):
+                half.update(t for t in node.output if t)
+        elif node.name not in plan.fp32_nodes:
+            half.update(t for t in node.output if t in plan.float_tensors)
+    return half
 
 
 @dataclass

@@ -1,0 +1,55 @@
+"""Small ONNX models whose fp16 run goes wrong in a known op, with the inputs that make it happen.
+
+Every value fed or stored is exact in fp16, so the error comes from the ops' own rounding:
+
+* ``overflow_then_divide``: a MatMul whose outputs reach 278,463 (past fp16's largest, 65,504),
+  then a Div by 1e4 brings them back to about 27.8. A device's fp16 MatMul writes inf, and so
+  does the Div after it.
+* ``offset_then_center``: an Add of 4096, then a mean-centering (ReduceMean, Sub). fp16's spacing
+  at 4096 is 4, so the centred values are off by up to 2 where fp32 gets them right to 1e-3.
+"""
+
+from typing import Dict, Tuple
+
+import numpy as np
+from onnx import ModelProto, TensorProto, helper, numpy_helper
+
+OPSET = [helper.make_opsetid("", 13)]
+IR_VERSION = helper.find_min_ir_version_for(OPSET)
+Feeds = Dict[str, np.ndarray]
+
+
+def _model(nodes, name: str, inputs, outputs, initializers) -> ModelProto:
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializers)
+    return helper.make_model(graph, opset_imports=OPSET, ir_version=IR_VERSION)
+
+
+def overflow_then_divide() -> Tuple[ModelProto, Feeds]:
+    """x [16, 16] -> MatMul "mm" (outputs up to 278,463) -> Div "div" by 1e4 -> Relu "relu"."""
+    rng = np.random.default_rng(35)
+    x = rng.integers(60, 100, (16, 16)).astype(np.float32)
+    w = rng.integers(60, 100, (16, 16)).astype(np.float32) * np.float32(2.0)  # exact in fp16
+    w[:, :8] *= np.float32(0.125)  # half of the columns stay below fp16's range
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["mm_out"], name="mm"),
+        helper.make_node("Div", ["mm_out", "scale"], ["div_out"], name="div"),
+        helper.make_node("Relu", ["div_out"], ["y"], name="relu"),
+    ]
+    model = _model(nodes, "overflow_then_divide", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 16])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 16])],
+                   [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(1e4, np.float32), "scale")])
+    return model, {"x": x}
+
+
+def offset_then_center() -> Tuple[ModelProto, Feeds]:
+    """x [4, 64] (values 0..4) -> Add "offset" of 4096 -> ReduceMean "mean" -> Sub "center"."""
+    x = (np.arange(256, dtype=np.float32).reshape(4, 64) % 64) / np.float32(16.0)
+    nodes = [
+        helper.make_node("Add", ["x", "shift"], ["shifted"], name="offset"),
+        helper.make_node("ReduceMean", ["shifted"], ["mean_out"], name="mean", axes=[-1], keepdims=1),
+        helper.make_node("Sub", ["shifted", "mean_out"], ["y"], name="center"),
+    ]
+    model = _model(nodes, "offset_then_center", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 64])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])],
+                   [numpy_helper.from_array(np.array(4096.0, np.float32), "shift")])
+    return model, {"x": x}
