@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "opdiff.commands.file_compare",
     "opdiff.commands.dump_onnx",
     "opdiff.commands.dump_tf",
+    "opdiff.commands.precision",
     "opdiff.commands.view",
 )
 

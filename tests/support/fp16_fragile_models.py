@@ -53,3 +53,64 @@ def offset_then_center() -> Tuple[ModelProto, Feeds]:
                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])],
                    [numpy_helper.from_array(np.array(4096.0, np.float32), "shift")])
     return model, {"x": x}
+
+
+def layer_norm_over_offset() -> Tuple[ModelProto, Feeds]:
+    """x [4, 64] (values 0..4) + 4096 -> a LayerNorm written out: mean, centre, square, variance,
+    + eps, sqrt, divide (8 ops). The offset costs the centring its low bits in fp16."""
+    x = (np.arange(256, dtype=np.float32).reshape(4, 64) % 64) / np.float32(16.0)
+    nodes = [
+        helper.make_node("Add", ["x", "shift"], ["shifted"], name="offset"),
+        helper.make_node("ReduceMean", ["shifted"], ["mean_out"], name="mean", axes=[-1], keepdims=1),
+        helper.make_node("Sub", ["shifted", "mean_out"], ["centred"], name="center"),
+        helper.make_node("Mul", ["centred", "centred"], ["squared"], name="square"),
+        helper.make_node("ReduceMean", ["squared"], ["var_out"], name="var", axes=[-1], keepdims=1),
+        helper.make_node("Add", ["var_out", "eps"], ["var_eps"], name="add_eps"),
+        helper.make_node("Sqrt", ["var_eps"], ["std_out"], name="std"),
+        helper.make_node("Div", ["centred", "std_out"], ["y"], name="normalize"),
+    ]
+    model = _model(nodes, "layer_norm_over_offset", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 64])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])],
+                   [numpy_helper.from_array(np.array(4096.0, np.float32), "shift"), numpy_helper.from_array(np.array(1e-5, np.float32), "eps")])
+    return model, {"x": x}
+
+
+def softmax_of_large_logits() -> Tuple[ModelProto, Feeds]:
+    """x [4, 32] -> MatMul "logits" (past 65,504) -> Mul "temperature" by 1/4096 -> Softmax "softmax"."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(1, 64, (4, 32)).astype(np.float32)
+    w = rng.integers(1, 64, (32, 32)).astype(np.float32) * np.float32(2.0)
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["logits_out"], name="logits"),
+        helper.make_node("Mul", ["logits_out", "inv_t"], ["scaled"], name="temperature"),
+        helper.make_node("Softmax", ["scaled"], ["y"], name="softmax", axis=-1),
+    ]
+    model = _model(nodes, "softmax_of_large_logits", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 32])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 32])],
+                   [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(1 / 4096, np.float32), "inv_t")])
+    return model, {"x": x}
+
+
+def exp_chain() -> Tuple[ModelProto, Feeds]:
+    """A log-softmax written out: x [4, 64] (values 5..9) -> Mul "scale" -> Exp "exp" -> ReduceSum "sum"
+    (past 65,504) -> Log "log" -> Sub "log_softmax" (x - log sum exp)."""
+    x = (5 + (np.arange(256, dtype=np.float32).reshape(4, 64) % 64) / np.float32(16.0)).astype(np.float32)
+    nodes = [
+        helper.make_node("Mul", ["x", "one"], ["scaled"], name="scale"),
+        helper.make_node("Exp", ["scaled"], ["exp_out"], name="exp"),
+        helper.make_node("ReduceSum", ["exp_out", "axes"], ["sum_out"], name="sum", keepdims=1),
+        helper.make_node("Log", ["sum_out"], ["log_out"], name="log"),
+        helper.make_node("Sub", ["scaled", "log_out"], ["y"], name="log_softmax"),
+    ]
+    model = _model(nodes, "exp_chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 64])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])],
+                   [numpy_helper.from_array(np.array(1.0, np.float32), "one"), numpy_helper.from_array(np.array([-1], np.int64), "axes")])
+    return model, {"x": x}
+
+
+FRAGILE_MODELS = {
+    "overflow_then_divide": overflow_then_divide,
+    "layer_norm_over_offset": layer_norm_over_offset,
+    "softmax_of_large_logits": softmax_of_large_logits,
+    "exp_chain": exp_chain,
+}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
@@ -31,7 +31,7 @@ from opdiff.producers.onnx.fault_injection import scale_weights
 from opdiff.producers.onnx.fp16_model import convert_to_fp16
 from opdiff.producers.onnx.fusion_rule import build_fusion_rule
 from opdiff.producers.onnx.lineage import Lineage, recover_lineage, tensor_origins
-from opdiff.producers.onnx.model_prep import prepare_model
+from opdiff.producers.onnx.model_prep import PreparedModel, prepare_model
 from opdiff.producers.onnx.runner import Optimization, optimize_model, run_exposing_all, tensor_types
 from opdiff.producers.onnx.support import OnnxModel, require_onnx
 from opdiff.producers.run_record import save_inputs, write_manifest
@@ -71,6 +71,7 @@ class DumpOptions:
     layout: DeviceLayout = DeviceLayout.ND
     threads: int = 0
     keep_fp32: Tuple[str, ...] = ()  # op types kept in fp32 by an fp16 run
+    keep_fp32_nodes: Tuple[str, ...] = ()  # op names (the model's own, or as prepared) kept in fp32 by an fp16 run
     faults: Tuple[Tuple[str, float], ...] = ()  # (node, scale) each: see fault_injection.scale_weights
 
     def resolved_kind(self) -> OutputKind:
@@ -136,6 +137,7 @@ def dump_onnx(
     kind = options.resolved_kind()
 
     inputs_of_rewritten = prepared.input_names
+    options = _resolve_kept_names(options, prepared)
     rewritten, rounding = _device_model(prepared.model, options, notes, seconds)
     seconds["prepare"] = time.perf_counter() - started - seconds.get("optimize", 0.0)
 
@@ -166,6 +168,21 @@ def dump_onnx(
     return result
 
 
+def _resolve_kept_names(options: DumpOptions, prepared: PreparedModel) -> DumpOptions:
+    """`options` with its kept op names as the prepared model names them (a name the preparation
+    changed may be given either way); ValueError naming the first name no node has."""
+    if not options.keep_fp32_nodes:
+        return options
+    present = {node.name for node in prepared.model.graph.node}
+    renamed = {rename.old: rename.new for rename in prepared.renames if rename.old}
+    resolved: List[str] = []
+    for name in options.keep_fp32_nodes:
+        if name not in present and name not in renamed:
+            raise ValueError(f"no op named {name!r} in the model to keep in fp32")
+        resolved.append(name if name in present else renamed[name])
+    return replace(options, keep_fp32_nodes=tuple(resolved))
+
+
 def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str],
                   seconds: Dict[str, float]) -> Tuple[OnnxModel, Optional[Callable[[OnnxModel], None]]]:
     """The model as the device run computes it: the faults injected, fused (ONNX Runtime's
@@ -183,7 +200,7 @@ def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str],
         return model, None
     # After optimising: the optimiser would fuse the rounding Casts away; converting the fused graph
     # keeps fp16 at every op, as a device runs the fused graph.
-    converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model))
+    converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model), keep_nodes=options.keep_fp32_nodes)
     notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
     return converted.model, converted.round_in_place
 

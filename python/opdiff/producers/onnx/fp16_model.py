@@ -68,8 +68,10 @@ def _allows_fp16(node: OnnxNode, index: int, opset: int, is_output: bool = False
     return "tensor(float16)" in allowed
 
 
-def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None) -> Fp16Model:
-    """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32.
+def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None, *,
+                    keep_nodes: Iterable[str] = ()) -> Fp16Model:
+    """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32,
+    `keep_nodes` node names (a name that is not in the graph matches nothing).
 
     `types` (tensor -> ``"tensor(float)"`` etc., as :func:`opdiff.producers.onnx.runner.tensor_types`
     gives) says which tensors are float; without it onnx's shape inference decides, which does not
@@ -84,7 +86,7 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
     >>> [n.op_type for n in m.graph.node], m.graph.initializer[0].data_type == TensorProto.FLOAT16
     (['Cast', 'MatMul'], True)
     """
-    plan = _plan(model, keep_fp32, types)
+    plan = _plan(model, keep_fp32, types, set(keep_nodes))
     initializers, renamed_input = _convert_initializers(plan)
     nodes = _input_casts(plan, renamed_input)
     fp32_outputs = _convert_nodes(plan, renamed_input, nodes)
@@ -127,7 +129,7 @@ class _Plan:
         return {value.name for value in self.graph.input if value.name not in self.initializers}
 
 
-def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[str, str]]) -> _Plan:
+def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[str, str]], keep_nodes: Set[str]) -> _Plan:
     import onnx
     from onnx import TensorProto
 
@@ -146,7 +148,7 @@ def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[st
     keep_types = set(keep_fp32)
     fp32_nodes: Set[str] = set()
     for node in graph.node:
-        wants_fp32 = node.op_type in keep_types or any(
+        wants_fp32 = node.op_type in keep_types or node.name in keep_nodes or any(
             t in float_tensors and not _allows_fp16(node, i, opset) for i, t in enumerate(node.input) if t
         ) or any(t in float_tensors and not _allows_fp16(node, i, opset, is_output=True) for i, t in enumerate(node.output) if t)
         if wants_fp32 and node.op_type not in ("Cast",):
@@ -222,13 +224,17 @@ def _convert_nodes(plan: _Plan, renamed_input: Dict[Tuple[str, int], str], nodes
         if node.name not in plan.fp32_nodes:
             nodes.append(new)
             continue
-        # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up.
+        # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up, one
+        # per tensor (Mul(x, x) reads one).
+        ups: Dict[str, str] = {}
         for index, tensor in enumerate(new.input):
             if (tensor and tensor in plan.float_tensors and tensor not in plan.initializers and tensor not in fp32_outputs
                     and tensor not in graph_inputs):
-                up = f"{tensor}{FP32_SUFFIX}_{node.name}"
-                nodes.append(helper.make_node("Cast", [tensor], [up], name=f"{node.name}_input{index}_to_fp32", to=TensorProto.FLOAT))
-                new.input[index] = up
+                if tensor not in ups:
+                    ups[tensor] = f"{tensor}{FP32_SUFFIX}_{node.name}"
+                    nodes.append(helper.make_node("Cast", [tensor], [ups[tensor]], name=f"{node.name}_input{index}_to_fp32",
+                                                  to=TensorProto.FLOAT))
+                new.input[index] = ups[tensor]
         nodes.append(new)
         for index, tensor in enumerate(node.output):
             if tensor and tensor in plan.float_tensors:

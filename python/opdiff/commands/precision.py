@@ -1,0 +1,113 @@
+"""`opdiff precision MODEL.onnx -out DIR`: the smallest set of the model's ops to keep in float32
+(``--dtype fp16``) or to leave unquantized (``--qdq N``) so that its outputs pass a target, found by
+running the model on the CPU with ONNX Runtime (dump-onnx's fp16 and QDQ runs) with candidate sets.
+
+Writes DIR/keep_dtype.cfg (ATC's --keep_dtype file; for --qdq, DIR/amct_skip_layers.cfg),
+DIR/precision.json (the report) and DIR/steps.jsonl (every evaluation; --resume reads it back).
+Exit 0 with the set found (or when nothing needs keeping), 3 when keeping every candidate still
+fails the target (precision is not the cause), 2 on bad input (an op name the model lacks).
+docs/what-to-change.md explains the search and the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_model_inputs, add_qdq, kept_in_fp32
+from opdiff.commands.args.output import add_output
+from opdiff.commands.args.threads import add_threads
+from opdiff.commands.args.verdict import add_fail_under
+from opdiff.commands.errors import command_failure
+from opdiff.commands.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from opdiff.precision.evaluate import Mode
+    from opdiff.precision.run import PrecisionFinding
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("precision", help="the smallest set of ops to keep in fp32 (or unquantized) for a target",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", metavar="MODEL", help="an .onnx file, or light:NAME for a light model of the onnx package")
+    add_output(parser, "keep_dtype.cfg, the report and the step log", required=True)
+    add_model_inputs(parser)
+    add_dtype(parser, choices=("fp16",), default="fp16", help="the device's precision for the ops not kept (default fp16)")
+    add_qdq(parser, help="search the ops to leave unquantized in a QDQ int8 copy calibrated on BATCHES seeded random feeds")
+    add_keep_fp32(parser)
+    add_fail_under(parser, "the target: every model output passes these limits (repeatable, as compare takes them; "
+                   "default: compare's default verdict at every model output)")
+    parser.add_argument("--mode", choices=("bisect", "linear"), default="bisect",
+                        help="bisect the rank order (default) or add one op at a time")
+    parser.add_argument("--resume", action="store_true", help="continue the search whose step log DIR holds")
+    add_threads(parser, "ONNX Runtime intra-op threads", default="its own choice")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from opdiff.precision.evaluate import Mode
+    from opdiff.precision.files import write_outputs
+    from opdiff.precision.run import PrecisionOptions, find_what_to_keep
+    from opdiff.precision.search import Outcome, SearchMode
+    from opdiff.precision.target import Target
+    from opdiff.producers import MissingOnnxError, require_onnx
+
+    fail = command_failure("precision")
+    try:
+        require_onnx()
+        from opdiff.commands.dump_onnx import load_model_and_inputs
+
+        model, _, feeds, _ = load_model_and_inputs(args)
+        kept = kept_in_fp32(args)
+        mode = Mode.INT8 if args.qdq is not None else Mode.FP16
+        target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
+        options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0)
+        finding = find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume)
+    except MissingOnnxError as error:
+        return fail(str(error), ExitCode.BAD_INPUT)
+    except (ValueError, FileNotFoundError, OSError) as error:
+        return fail(str(error), ExitCode.BAD_INPUT)
+    write_outputs(finding, args.output, mode)
+    console = Console()
+    _print_finding(console, finding, mode)
+    if finding.result.outcome is Outcome.NOT_REACHABLE:
+        return ExitCode.THRESHOLDS
+    return ExitCode.OK
+
+
+def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from opdiff.precision.search import Outcome
+
+    outcome = finding.result.outcome
+    steps = len(finding.steps.order)
+    if outcome is Outcome.NOTHING_NEEDED:
+        console.print(f"Nothing needs keeping: the outputs pass {escape(finding.target.text())} already.", soft_wrap=True)
+        return
+    if outcome is Outcome.NOT_REACHABLE:
+        console.print(f"No set reaches the target ({escape(finding.target.text())}): keeping all {finding.result.candidates} "
+                      f"candidates still fails, so precision is not the cause; run compare with --isolate to see which op "
+                      f"fails on its own inputs. Tried {steps} sets (steps.jsonl).", soft_wrap=True)
+        return
+    what = "left unquantized" if mode.value == "int8" else "kept in fp32"
+    table = Table(title=escape(f"precision: {len(finding.result.kept)} of {finding.result.candidates} candidate ops {what}"))
+    for column in ("op", "type", "output", "cosine with / without", "NormRatioError with / without"):
+        table.add_column(column)
+    types = {c.name: c.op_type for c in finding.ranked}
+    kept = list(finding.result.kept)
+    with_all = finding.evaluation(kept)
+    for name in kept:
+        without = finding.evaluation([k for k in kept if k != name])
+        if with_all is None or without is None:
+            continue
+        for a, b in zip(with_all.checks, without.checks):
+            table.add_row(escape(name), types.get(name, ""), escape(a.name), f"{a.cosine:.6f} / {b.cosine:.6f}",
+                          f"{a.norm_ratio_error:.4g} / {b.norm_ratio_error:.4g}")
+    console.print(table)
+    console.print(f"{steps} evaluations, {finding.seconds:.2f} s ({finding.evaluation_seconds:.2f} s evaluating)", soft_wrap=True)

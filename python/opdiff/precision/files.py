@@ -1,0 +1,68 @@
+"""What a search writes under its output folder:
+
+* ``keep_dtype.cfg``: ATC's ``--keep_dtype`` file, the kept op names one a line (fp16);
+* ``amct_skip_layers.cfg``: for int8, the lines ``skip_layers : "NAME"`` of AMCT's simplified
+  quantization config, the layers left unquantized;
+* ``precision.json``: the report (each step, the ops kept, what each one gains at the outputs).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from opdiff.conventions.keep_dtype import keep_list, skip_layers_text
+from opdiff.fileio.atomic import write_bytes
+from opdiff.precision.evaluate import Evaluation, Mode
+from opdiff.precision.run import PrecisionFinding
+from opdiff.precision.steps import as_json
+
+KEEP_DTYPE_FILE = "keep_dtype.cfg"
+AMCT_SKIP_FILE = "amct_skip_layers.cfg"
+REPORT_FILE = "precision.json"
+
+
+def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode) -> List[Path]:
+    """The files of the module notes, for what `finding` kept; the paths written."""
+    kept = list(finding.result.kept)
+    written = []
+    if mode is Mode.INT8:
+        written.append(write_bytes(out / AMCT_SKIP_FILE, skip_layers_text(kept).encode("utf-8")))
+    else:
+        written.append(write_bytes(out / KEEP_DTYPE_FILE, keep_list(kept).text().encode("utf-8")))
+    written.append(write_bytes(out / REPORT_FILE, json.dumps(report_json(finding, mode), indent=2).encode("utf-8")))
+    return written
+
+
+def gain_of(finding: PrecisionFinding, name: str) -> Optional[Dict[str, object]]:
+    """What keeping `name` gains at the outputs: the checks with the kept set, and without `name`."""
+    kept = list(finding.result.kept)
+    with_it, without = finding.evaluation(kept), finding.evaluation([k for k in kept if k != name])
+    if with_it is None or without is None:
+        return None
+    return {"op": name, "with": _outputs(with_it), "without": _outputs(without)}
+
+
+def _outputs(evaluation: Evaluation) -> List[Dict[str, object]]:
+    return [check.as_json() for check in evaluation.checks]
+
+
+def report_json(finding: PrecisionFinding, mode: Mode) -> Dict[str, object]:
+    types = {c.name: c.op_type for c in finding.ranked}
+    return {
+        "outcome": finding.result.outcome.value,
+        "mode": mode.value,
+        "target": finding.target.text(),
+        "kept": [{"op": name, "type": types.get(name, "")} for name in finding.result.kept],
+        "gains": [g for g in (gain_of(finding, name) for name in finding.result.kept) if g is not None],
+        "cost": {"ops_kept": len(finding.result.kept), "ops": finding.ops,
+                 "share_of_ops": len(finding.result.kept) / finding.ops if finding.ops else 0.0},
+        "candidates": [{"op": c.name, "type": c.op_type, "harm": c.harm if c.harm == c.harm and abs(c.harm) != float("inf") else str(c.harm)}
+                       for c in finding.ranked],
+        "evaluations": len(finding.steps.order),
+        "evaluations_made_now": finding.steps.made,
+        "seconds": round(finding.seconds, 3),
+        "evaluation_seconds": round(finding.evaluation_seconds, 3),
+        "steps": [as_json(k + 1, e) for k, e in enumerate(finding.steps.order)],
+    }

@@ -1,0 +1,119 @@
+"""`find_what_to_keep`: the whole search on the CPU, from a model and its inputs to the ops to keep,
+with the step log in the output folder. The CLI `opdiff precision` is a thin layer over it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from opdiff.precision.candidates import Candidate, error_growth, float_ops, ranked_by_isolation
+from opdiff.precision.evaluate import CpuEvaluator, Evaluation, Mode
+from opdiff.precision.search import SearchMode, SearchResult, search
+from opdiff.precision.steps import STEPS_FILE, Steps
+from opdiff.precision.target import Target
+from opdiff.producers.onnx.support import OnnxModel
+
+
+@dataclass(frozen=True)
+class PrecisionOptions:
+    """How to search: the device's precision, the search mode, the ops kept in every run (types and
+    names: never candidates), the QDQ calibration batches and ONNX Runtime's threads."""
+
+    mode: Mode = Mode.FP16
+    search: SearchMode = SearchMode.BISECT
+    keep_types: Tuple[str, ...] = ()
+    keep_names: Tuple[str, ...] = ()
+    calibration_batches: int = 2
+    threads: int = 0
+    local_errors: Optional[Mapping[str, float]] = None  # an isolation CSV's local errors by op
+
+
+@dataclass
+class PrecisionFinding:
+    """What a search found, and what it cost."""
+
+    result: SearchResult
+    ranked: List[Candidate]
+    steps: Steps
+    target: Target
+    ops: int  # ops in the model
+    seconds: float = 0.0
+    evaluation_seconds: float = 0.0
+    notes: List[str] = field(default_factory=list)
+
+    def evaluation(self, kept: Sequence[str]) -> Optional[Evaluation]:
+        return self.steps.done.get(frozenset(kept))
+
+
+def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target: Target, out: Path,
+                      options: PrecisionOptions = PrecisionOptions(), *, resume: bool = False,
+                      on_step: Optional[Callable[[int, Evaluation], None]] = None) -> PrecisionFinding:
+    """The 1-minimal set of `model`'s ops to keep so that its outputs pass `target`; the step log
+    goes to ``out/steps.jsonl`` (read back first with `resume`). ValueError naming a kept op the
+    model lacks. tests/precision/test_precision_search.py runs it on small fragile models.
+    """
+    from opdiff.producers.onnx.model_prep import prepare_model
+
+    started = time.perf_counter()
+    prepared = prepare_model(model).model
+    _check_names(prepared, options.keep_names)
+    evaluator = CpuEvaluator(prepared, feeds, target, options.mode, options.keep_types, _calibration(prepared, options),
+                             options.threads)
+    ranked = _ranked(prepared, evaluator, options)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / STEPS_FILE
+    base = frozenset(options.keep_names)
+    steps = Steps(lambda kept: _shifted(evaluator.evaluate(kept | base), kept), log, on_step=on_step)
+    if resume:
+        steps.resume(log)
+    elif log.exists():
+        log.unlink()
+    result = search([c.name for c in ranked], steps, options.search)
+    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node))
+    finding.seconds = time.perf_counter() - started
+    finding.evaluation_seconds = sum(e.seconds for e in steps.order)
+    return finding
+
+
+def _shifted(evaluation: Evaluation, kept: frozenset[str]) -> Evaluation:
+    """`evaluation` recorded under the candidate set `kept` (without the ops kept in every run)."""
+    return Evaluation(kept, evaluation.checks, evaluation.seconds)
+
+
+def _check_names(model: OnnxModel, names: Sequence[str]) -> None:
+    present = {node.name for node in model.graph.node}
+    for name in names:
+        if name not in present:
+            raise ValueError(f"no op named {name!r} in the model (a kept op of the keep file)")
+
+
+def _calibration(model: OnnxModel, options: PrecisionOptions) -> List[Dict[str, np.ndarray]]:
+    if options.mode is not Mode.INT8:
+        return []
+    from opdiff.producers.model_inputs import input_specs, random_inputs
+
+    specs = input_specs(model)
+    return [random_inputs(specs, 1000 + k) for k in range(options.calibration_batches)]  # as dump-onnx --qdq
+
+
+def _ranked(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> List[Candidate]:
+    """The candidates (not kept in every run), ranked by the isolation CSV's local errors, else by
+    their error growth in one run with nothing kept."""
+    from opdiff.producers.onnx.runner import run_exposing_all, tensor_types
+    from opdiff.producers.qdq.model import QUANTIZED_OP_TYPES
+
+    op_types = QUANTIZED_OP_TYPES if options.mode is Mode.INT8 else None
+    excluded = set(options.keep_names)
+    candidates = [c for c in float_ops(model, tensor_types(model), op_types)
+                  if c.name not in excluded and c.op_type not in options.keep_types]
+    if options.local_errors is not None:
+        return ranked_by_isolation(candidates, options.local_errors)
+    golden = run_exposing_all(model, evaluator.feeds, threads=options.threads).tensors
+    nothing_kept = evaluator.candidate_model(frozenset(excluded))
+    mine = run_exposing_all(nothing_kept, evaluator.feeds, threads=options.threads).tensors
+    return error_growth(model, mine, golden, candidates)
