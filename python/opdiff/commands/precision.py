@@ -12,7 +12,7 @@ docs/what-to-change.md explains the search and the files.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_model_inputs, add_qdq, kept_in_fp32
 from opdiff.commands.args.output import add_output
@@ -24,6 +24,7 @@ from opdiff.commands.exit_codes import ExitCode
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from opdiff.precision.device import DeviceCommands
     from opdiff.precision.evaluate import Mode
     from opdiff.precision.run import PrecisionFinding
 
@@ -42,6 +43,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--mode", choices=("bisect", "linear"), default="bisect",
                         help="bisect the rank order (default) or add one op at a time")
     parser.add_argument("--resume", action="store_true", help="continue the search whose step log DIR holds")
+    parser.add_argument("--build", metavar="CMD",
+                        help="evaluate on a device: the command that builds the model with the candidate keep file "
+                        "({keep_dtype}) into {om} (an .om or its atc JSON); needs --run")
+    parser.add_argument("--run", metavar="CMD", dest="run_command",
+                        help="the command that runs the built model ({om}) and dumps into the empty folder {dump}")
+    parser.add_argument("--command-timeout", type=float, default=3600.0, metavar="SECONDS",
+                        help="a --build or --run command running longer stops the search (default 3600)")
     add_threads(parser, "ONNX Runtime intra-op threads", default="its own choice")
     parser.set_defaults(run=run)
 
@@ -49,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from opdiff.precision.device import CommandFailed
     from opdiff.precision.evaluate import Mode
     from opdiff.precision.files import write_outputs
     from opdiff.precision.run import PrecisionOptions, find_what_to_keep
@@ -65,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
         kept = kept_in_fp32(args)
         mode = Mode.INT8 if args.qdq is not None else Mode.FP16
         target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
-        options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0)
+        options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0,
+                                   device=_device_commands(args))
         finding = find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume)
+    except CommandFailed as error:
+        return fail(str(error), ExitCode.BAD_INPUT)
     except MissingOnnxError as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     except (ValueError, FileNotFoundError, OSError) as error:
@@ -77,6 +89,20 @@ def run(args: argparse.Namespace) -> int:
     if finding.result.outcome is Outcome.NOT_REACHABLE:
         return ExitCode.THRESHOLDS
     return ExitCode.OK
+
+
+def _device_commands(args: argparse.Namespace) -> Optional[DeviceCommands]:
+    """The device loop's commands, or None for evaluations on the CPU; ValueError when one of
+    --build and --run comes without the other."""
+    from opdiff.precision.device import DeviceCommands
+
+    if args.build is None and args.run_command is None:
+        return None
+    if args.build is None or args.run_command is None:
+        raise ValueError("a device loop needs both --build and --run")
+    if args.command_timeout <= 0:
+        raise ValueError("--command-timeout wants a positive number of seconds")
+    return DeviceCommands(args.build, args.run_command, args.command_timeout)
 
 
 def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> None:

@@ -56,12 +56,12 @@ class CpuEvaluator:
     calibration: Sequence[Mapping[str, np.ndarray]] = ()
     threads: int = 0
     golden: Dict[str, np.ndarray] = field(default_factory=dict)
-    _types: Dict[str, str] = field(default_factory=dict)
+    types: Dict[str, str] = field(default_factory=dict)  # every tensor's element type, from ONNX Runtime
 
     def __post_init__(self) -> None:
         from opdiff.producers.onnx.runner import tensor_types
 
-        self._types = tensor_types(self.model)
+        self.types = tensor_types(self.model)
         self.golden = self._run(self.model)
 
     @property
@@ -82,7 +82,7 @@ class CpuEvaluator:
             return quantize_qdq(self.model, list(self.calibration), skip=sorted(kept))
         from opdiff.producers.onnx.fp16_model import convert_to_fp16
 
-        return convert_to_fp16(self.model, self.keep_types, self._types, keep_nodes=kept).run_model()
+        return convert_to_fp16(self.model, self.keep_types, self.types, keep_nodes=kept).run_model()
 
     def _run(self, model: OnnxModel) -> Dict[str, np.ndarray]:
         import onnxruntime as ort

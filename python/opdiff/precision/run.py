@@ -12,8 +12,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from opdiff.precision.candidates import Candidate, error_growth, float_ops, ranked_by_isolation
+from opdiff.precision.device import DeviceCommands, DeviceEvaluator
 from opdiff.precision.evaluate import CpuEvaluator, Evaluation, Mode
-from opdiff.precision.search import SearchMode, SearchResult, search
+from opdiff.precision.search import Outcome, SearchMode, SearchResult, search
 from opdiff.precision.steps import STEPS_FILE, Steps
 from opdiff.precision.target import Target
 from opdiff.producers.onnx.support import OnnxModel
@@ -31,6 +32,7 @@ class PrecisionOptions:
     calibration_batches: int = 2
     threads: int = 0
     local_errors: Optional[Mapping[str, float]] = None  # an isolation CSV's local errors by op
+    device: Optional[DeviceCommands] = None  # evaluate on a device through --build and --run
 
 
 @dataclass
@@ -64,20 +66,52 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     _check_names(prepared, options.keep_names)
     evaluator = CpuEvaluator(prepared, feeds, target, options.mode, options.keep_types, _calibration(prepared, options),
                              options.threads)
-    ranked = _ranked(prepared, evaluator, options)
     out.mkdir(parents=True, exist_ok=True)
     log = out / STEPS_FILE
-    base = frozenset(options.keep_names)
-    steps = Steps(lambda kept: _shifted(evaluator.evaluate(kept | base), kept), log, on_step=on_step)
+    steps = Steps(_evaluate_with(evaluator, options, out), log, on_step=on_step)
     if resume:
         steps.resume(log)
     elif log.exists():
         log.unlink()
-    result = search([c.name for c in ranked], steps, options.search)
+    _continue_numbering(steps)
+    if steps.passes(frozenset()):  # before ranking: a model that passes as it is costs one evaluation
+        candidates = _candidates(prepared, evaluator.types, options)
+        result = SearchResult(Outcome.NOTHING_NEEDED, (), len(candidates))
+        ranked = candidates
+    else:
+        ranked = _ranked(prepared, evaluator, options)
+        result = search([c.name for c in ranked], steps, options.search)
     finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node))
     finding.seconds = time.perf_counter() - started
     finding.evaluation_seconds = sum(e.seconds for e in steps.order)
     return finding
+
+
+def _evaluate_with(evaluator: CpuEvaluator, options: PrecisionOptions, out: Path) -> Callable[[frozenset[str]], Evaluation]:
+    """How a candidate set is evaluated: on the CPU with the ops kept in every run added, or by the
+    device commands (whose keep files list those ops too)."""
+    if options.device is not None:
+        outputs = {value.name: _writer(evaluator.model, value.name) for value in evaluator.model.graph.output}
+        device = DeviceEvaluator(options.device, out, evaluator.target, evaluator.golden, outputs, options.keep_types,
+                                 options.keep_names)
+        return device.evaluate
+    base = frozenset(options.keep_names)
+    return lambda kept: _shifted(evaluator.evaluate(kept | base), kept)
+
+
+def _writer(model: OnnxModel, tensor: str) -> Tuple[str, int]:
+    for node in model.graph.node:
+        if tensor in node.output:
+            return node.name, list(node.output).index(tensor)
+    raise ValueError(f"no op writes the model output {tensor!r}")
+
+
+def _continue_numbering(steps: Steps) -> None:
+    """After a resume, a device's step folders go on from the last step logged."""
+    evaluate = steps.evaluate
+    owner = getattr(evaluate, "__self__", None)
+    if isinstance(owner, DeviceEvaluator):
+        owner.steps = len(steps.order)
 
 
 def _shifted(evaluation: Evaluation, kept: frozenset[str]) -> Evaluation:
@@ -101,16 +135,23 @@ def _calibration(model: OnnxModel, options: PrecisionOptions) -> List[Dict[str, 
     return [random_inputs(specs, 1000 + k) for k in range(options.calibration_batches)]  # as dump-onnx --qdq
 
 
-def _ranked(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> List[Candidate]:
-    """The candidates (not kept in every run), ranked by the isolation CSV's local errors, else by
-    their error growth in one run with nothing kept."""
-    from opdiff.producers.onnx.runner import run_exposing_all, tensor_types
+def _candidates(model: OnnxModel, types: Mapping[str, str], options: PrecisionOptions) -> List[Candidate]:
+    """The ops that may be kept, in graph order: those with a float output (for int8, of the
+    quantized types), but those kept in every run."""
     from opdiff.producers.qdq.model import QUANTIZED_OP_TYPES
 
     op_types = QUANTIZED_OP_TYPES if options.mode is Mode.INT8 else None
     excluded = set(options.keep_names)
-    candidates = [c for c in float_ops(model, tensor_types(model), op_types)
-                  if c.name not in excluded and c.op_type not in options.keep_types]
+    return [c for c in float_ops(model, types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
+
+
+def _ranked(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> List[Candidate]:
+    """The candidates (not kept in every run), ranked by the isolation CSV's local errors, else by
+    their error growth in one run with nothing kept."""
+    from opdiff.producers.onnx.runner import run_exposing_all
+
+    excluded = set(options.keep_names)
+    candidates = _candidates(model, evaluator.types, options)
     if options.local_errors is not None:
         return ranked_by_isolation(candidates, options.local_errors)
     golden = run_exposing_all(model, evaluator.feeds, threads=options.threads).tensors
