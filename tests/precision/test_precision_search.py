@@ -111,3 +111,25 @@ def test_ranking_puts_the_op_that_breaks_first(tmp_path):
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_an_isolation_csv_ranks_by_its_local_errors(tmp_path):
+    from opdiff.precision.candidates import read_local_errors
+    from opdiff.precision.run import PrecisionOptions
+
+    model, feeds = FRAGILE_MODELS["exp_chain"]()
+    csv = _write(tmp_path / "isolation.csv", "NPUDump,TensorIndex,OriginalOps,LocalCosineSimilarity,LocalNormRatioError\n"
+                 "Log.log,log:output:0,log,0.5,0.2\nExp.exp,exp:output:0,exp;scale,0.99,0.001\n")
+    finding = find_what_to_keep(model, feeds, Target(), tmp_path / "out", PrecisionOptions(local_errors=read_local_errors(csv)))
+    assert [c.name for c in finding.ranked[:3]] == ["log", "scale", "exp"]  # a tie keeps graph order
+    assert sorted(finding.result.kept) == ["log", "sum"]  # the same set, found from another order
+
+
+def test_the_cost_counts_the_multiply_adds_kept(tmp_path):
+    from opdiff.precision.evaluate import Mode
+    from opdiff.precision.files import report_json
+
+    model, feeds = FRAGILE_MODELS["softmax_of_large_logits"]()
+    finding = find_what_to_keep(model, feeds, Target(), tmp_path)
+    cost = report_json(finding, Mode.FP16)["cost"]
+    assert cost["multiply_adds_kept"] == 4 * 32 * 32 and cost["share_of_multiply_adds"] == 1.0  # the MatMul, kept

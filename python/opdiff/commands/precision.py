@@ -12,6 +12,7 @@ docs/what-to-change.md explains the search and the files.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_model_inputs, add_qdq, kept_in_fp32
@@ -43,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--mode", choices=("bisect", "linear"), default="bisect",
                         help="bisect the rank order (default) or add one op at a time")
     parser.add_argument("--resume", action="store_true", help="continue the search whose step log DIR holds")
+    parser.add_argument("--isolation", metavar="CSV",
+                        help="rank the candidates by the local errors of an isolation CSV that compare --isolate wrote "
+                        "(default: by the error each adds in one CPU run with nothing kept)")
     parser.add_argument("--build", metavar="CMD",
                         help="evaluate on a device: the command that builds the model with the candidate keep file "
                         "({keep_dtype}) into {om} (an .om or its atc JSON); needs --run")
@@ -57,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from opdiff.precision.candidates import read_local_errors
     from opdiff.precision.device import CommandFailed
     from opdiff.precision.evaluate import Mode
     from opdiff.precision.files import write_outputs
@@ -74,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
         kept = kept_in_fp32(args)
         mode = Mode.INT8 if args.qdq is not None else Mode.FP16
         target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
+        local = read_local_errors(Path(args.isolation)) if args.isolation else None
         options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0,
-                                   device=_device_commands(args))
+                                   local_errors=local, device=_device_commands(args))
         finding = find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume)
     except CommandFailed as error:
         return fail(str(error), ExitCode.BAD_INPUT)
@@ -136,4 +142,8 @@ def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> N
             table.add_row(escape(name), types.get(name, ""), escape(a.name), f"{a.cosine:.6f} / {b.cosine:.6f}",
                           f"{a.norm_ratio_error:.4g} / {b.norm_ratio_error:.4g}")
     console.print(table)
-    console.print(f"{steps} evaluations, {finding.seconds:.2f} s ({finding.evaluation_seconds:.2f} s evaluating)", soft_wrap=True)
+    total = sum(finding.multiply_adds.values())
+    share = f", {sum(finding.multiply_adds.get(k, 0) for k in kept) / total:.1%} of its multiply-adds" if total else ""
+    console.print(f"Cost: {len(kept)} of the model's {finding.ops} ops{share}. {steps} evaluations, {finding.seconds:.2f} s "
+                  f"({finding.evaluation_seconds:.2f} s evaluating). Written: keep file and precision.json in the output folder.",
+                  soft_wrap=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
@@ -82,3 +83,60 @@ def ranked_by_isolation(candidates: Sequence[Candidate], local_errors: Mapping[s
     """`candidates` ranked by the local error an isolation CSV gives their op (none: 0), most first."""
     ranked = [Candidate(c.name, c.op_type, local_errors.get(c.name, 0.0), c.position) for c in candidates]
     return sorted(ranked, key=lambda c: (-c.harm, c.position))
+
+
+def read_local_errors(path: Path) -> Dict[str, float]:
+    """Each original op's local error in an isolation CSV that ``compare --isolate`` wrote: the
+    larger of 1 - LocalCosineSimilarity and LocalNormRatioError (NaN: inf), the largest over the
+    rows naming the op; ValueError when the file lacks those columns.
+
+    >>> import tempfile, os
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "isolation.csv"
+    ...     _ = path.write_text("NPUDump,OriginalOps,LocalCosineSimilarity,LocalNormRatioError\\nf,a;b,0.9,0.01\\n")
+    ...     sorted(read_local_errors(path).items())
+    [('a', 0.09999999999999998), ('b', 0.09999999999999998)]
+    """
+    import csv
+
+    errors: Dict[str, float] = {}
+    with path.open(newline="", encoding="utf-8") as stream:
+        reader = csv.DictReader(stream)
+        missing = {"OriginalOps", "LocalCosineSimilarity", "LocalNormRatioError"} - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"{path}: not an isolation CSV (no column {', '.join(sorted(missing))})")
+        for row in reader:
+            harm = max(_harm(1 - _float(row["LocalCosineSimilarity"])), _harm(_float(row["LocalNormRatioError"])))
+            for op in filter(None, row["OriginalOps"].split(";")):
+                errors[op] = max(errors.get(op, 0.0), harm)
+    return errors
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _harm(value: float) -> float:
+    return math.inf if math.isnan(value) else value
+
+
+def multiply_adds(model: OnnxModel, tensors: Mapping[str, np.ndarray]) -> Dict[str, int]:
+    """The multiply-adds of each Conv, ConvTranspose, MatMul and Gemm of `model`, from the shapes of
+    a run's `tensors` and the weights: output elements times the length of each dot product."""
+    dims = {init.name: tuple(init.dims) for init in model.graph.initializer}
+    dims.update({name: tuple(value.shape) for name, value in tensors.items()})
+    counts: Dict[str, int] = {}
+    for node in model.graph.node:
+        out = dims.get(node.output[0]) if node.output else None
+        if out is None or len(node.input) < 2:
+            continue
+        a, b = dims.get(node.input[0]), dims.get(node.input[1])
+        if node.op_type in ("Conv", "ConvTranspose") and b is not None and len(b) > 1:
+            counts[node.name] = int(np.prod(out)) * int(np.prod(b[1:]))
+        elif node.op_type in ("MatMul", "Gemm") and a:
+            trans_a = any(attr.name == "transA" and attr.i for attr in node.attribute)
+            counts[node.name] = int(np.prod(out)) * int(a[-2] if trans_a and len(a) > 1 else a[-1])
+    return counts

@@ -48,6 +48,16 @@ def _outputs(evaluation: Evaluation) -> List[Dict[str, object]]:
     return [check.as_json() for check in evaluation.checks]
 
 
+def _cost(finding: PrecisionFinding) -> Dict[str, object]:
+    """The ops kept, their share of the model's ops, and of its multiply-adds (None when the model
+    has no op whose multiply-adds are counted)."""
+    kept = finding.result.kept
+    total = sum(finding.multiply_adds.values())
+    kept_macs = sum(finding.multiply_adds.get(name, 0) for name in kept)
+    return {"ops_kept": len(kept), "ops": finding.ops, "share_of_ops": len(kept) / finding.ops if finding.ops else 0.0,
+            "multiply_adds_kept": kept_macs, "share_of_multiply_adds": kept_macs / total if total else None}
+
+
 def report_json(finding: PrecisionFinding, mode: Mode) -> Dict[str, object]:
     types = {c.name: c.op_type for c in finding.ranked}
     return {
@@ -56,8 +66,7 @@ def report_json(finding: PrecisionFinding, mode: Mode) -> Dict[str, object]:
         "target": finding.target.text(),
         "kept": [{"op": name, "type": types.get(name, "")} for name in finding.result.kept],
         "gains": [g for g in (gain_of(finding, name) for name in finding.result.kept) if g is not None],
-        "cost": {"ops_kept": len(finding.result.kept), "ops": finding.ops,
-                 "share_of_ops": len(finding.result.kept) / finding.ops if finding.ops else 0.0},
+        "cost": _cost(finding),
         "candidates": [{"op": c.name, "type": c.op_type, "harm": c.harm if c.harm == c.harm and abs(c.harm) != float("inf") else str(c.harm)}
                        for c in finding.ranked],
         "evaluations": len(finding.steps.order),

@@ -11,7 +11,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from opdiff.precision.candidates import Candidate, error_growth, float_ops, ranked_by_isolation
+from opdiff.precision.candidates import Candidate, error_growth, float_ops, multiply_adds, ranked_by_isolation
 from opdiff.precision.device import DeviceCommands, DeviceEvaluator
 from opdiff.precision.evaluate import CpuEvaluator, Evaluation, Mode
 from opdiff.precision.search import Outcome, SearchMode, SearchResult, search
@@ -46,6 +46,7 @@ class PrecisionFinding:
     ops: int  # ops in the model
     seconds: float = 0.0
     evaluation_seconds: float = 0.0
+    multiply_adds: Dict[str, int] = field(default_factory=dict)  # per op, where known (the model's Conv, MatMul, Gemm)
     notes: List[str] = field(default_factory=list)
 
     def evaluation(self, kept: Sequence[str]) -> Optional[Evaluation]:
@@ -78,10 +79,11 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
         candidates = _candidates(prepared, evaluator.types, options)
         result = SearchResult(Outcome.NOTHING_NEEDED, (), len(candidates))
         ranked = candidates
+        macs: Dict[str, int] = {}
     else:
-        ranked = _ranked(prepared, evaluator, options)
+        ranked, macs = _ranked(prepared, evaluator, options)
         result = search([c.name for c in ranked], steps, options.search)
-    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node))
+    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node), multiply_adds=macs)
     finding.seconds = time.perf_counter() - started
     finding.evaluation_seconds = sum(e.seconds for e in steps.order)
     return finding
@@ -145,16 +147,16 @@ def _candidates(model: OnnxModel, types: Mapping[str, str], options: PrecisionOp
     return [c for c in float_ops(model, types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
 
 
-def _ranked(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> List[Candidate]:
+def _ranked(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> Tuple[List[Candidate], Dict[str, int]]:
     """The candidates (not kept in every run), ranked by the isolation CSV's local errors, else by
-    their error growth in one run with nothing kept."""
+    their error growth in one run with nothing kept; and each op's multiply-adds (the cost)."""
     from opdiff.producers.onnx.runner import run_exposing_all
 
-    excluded = set(options.keep_names)
     candidates = _candidates(model, evaluator.types, options)
-    if options.local_errors is not None:
-        return ranked_by_isolation(candidates, options.local_errors)
     golden = run_exposing_all(model, evaluator.feeds, threads=options.threads).tensors
-    nothing_kept = evaluator.candidate_model(frozenset(excluded))
+    macs = multiply_adds(model, golden)
+    if options.local_errors is not None:
+        return ranked_by_isolation(candidates, options.local_errors), macs
+    nothing_kept = evaluator.candidate_model(frozenset(options.keep_names))
     mine = run_exposing_all(nothing_kept, evaluator.feeds, threads=options.threads).tensors
-    return error_growth(model, mine, golden, candidates)
+    return error_growth(model, mine, golden, candidates), macs
