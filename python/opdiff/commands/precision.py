@@ -3,7 +3,8 @@
 running the model on the CPU with ONNX Runtime (dump-onnx's fp16 and QDQ runs) with candidate sets.
 
 Writes DIR/keep_dtype.cfg (ATC's --keep_dtype file; for --qdq, DIR/amct_skip_layers.cfg),
-DIR/precision.json (the report) and DIR/steps.jsonl (every evaluation; --resume reads it back).
+DIR/precision.json (the report), DIR/precision.html (compare's HTML report of the run with nothing
+kept, the kept ops marked on its graph) and DIR/steps.jsonl (every evaluation; --resume reads it).
 Exit 0 with the set found (or when nothing needs keeping), 3 when keeping every candidate still
 fails the target (precision is not the cause), 2 on bad input (an op name the model lacks).
 docs/what-to-change.md explains the search and the files.
@@ -145,5 +146,5 @@ def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> N
     total = sum(finding.multiply_adds.values())
     share = f", {sum(finding.multiply_adds.get(k, 0) for k in kept) / total:.1%} of its multiply-adds" if total else ""
     console.print(f"Cost: {len(kept)} of the model's {finding.ops} ops{share}. {steps} evaluations, {finding.seconds:.2f} s "
-                  f"({finding.evaluation_seconds:.2f} s evaluating). Written: keep file and precision.json in the output folder.",
+                  f"({finding.evaluation_seconds:.2f} s evaluating). Written: the keep file, precision.json and precision.html in the output folder.",
                   soft_wrap=True)

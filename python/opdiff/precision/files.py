@@ -3,7 +3,9 @@
 * ``keep_dtype.cfg``: ATC's ``--keep_dtype`` file, the kept op names one a line (fp16);
 * ``amct_skip_layers.cfg``: for int8, the lines ``skip_layers : "NAME"`` of AMCT's simplified
   quantization config, the layers left unquantized;
-* ``precision.json``: the report (each step, the ops kept, what each one gains at the outputs).
+* ``precision.json``: the report (each step, the ops kept, what each one gains at the outputs);
+* ``precision.html``: compare's HTML report of the run with nothing kept, the kept ops marked on its
+  graph view (when a search ran: not when nothing needs keeping).
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ from typing import Dict, List, Optional
 from opdiff.conventions.keep_dtype import keep_list, skip_layers_text
 from opdiff.fileio.atomic import write_bytes
 from opdiff.precision.evaluate import Evaluation, Mode
+from opdiff.precision.html import write_precision_html
 from opdiff.precision.run import PrecisionFinding
 from opdiff.precision.steps import as_json
 
 KEEP_DTYPE_FILE = "keep_dtype.cfg"
 AMCT_SKIP_FILE = "amct_skip_layers.cfg"
 REPORT_FILE = "precision.json"
+HTML_FILE = "precision.html"
 
 
 def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode) -> List[Path]:
@@ -32,7 +36,20 @@ def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode) -> List[Path
     else:
         written.append(write_bytes(out / KEEP_DTYPE_FILE, keep_list(kept).text().encode("utf-8")))
     written.append(write_bytes(out / REPORT_FILE, json.dumps(report_json(finding, mode), indent=2).encode("utf-8")))
+    if finding.view is not None:
+        gains = {name: _gain_text(finding, name) for name in kept}
+        written.append(write_precision_html(finding.view, kept, gains, out / HTML_FILE, quantized=mode is Mode.INT8))
     return written
+
+
+def _gain_text(finding: PrecisionFinding, name: str) -> str:
+    gain = gain_of(finding, name)
+    if gain is None:
+        return ""
+    with_it, without = gain["with"], gain["without"]
+    assert isinstance(with_it, list) and isinstance(without, list)
+    return "; ".join(f"{a['output']}: cosine {a['cosine']} with it, {b['cosine']} without; NormRatioError {a['norm_ratio_error']} "
+                     f"with, {b['norm_ratio_error']} without" for a, b in zip(with_it, without))
 
 
 def gain_of(finding: PrecisionFinding, name: str) -> Optional[Dict[str, object]]:

@@ -14,6 +14,7 @@ import numpy as np
 from opdiff.precision.candidates import Candidate, error_growth, float_ops, multiply_adds, ranked_by_isolation
 from opdiff.precision.device import DeviceCommands, DeviceEvaluator
 from opdiff.precision.evaluate import CpuEvaluator, Evaluation, Mode
+from opdiff.precision.html import GraphRows, graph_rows
 from opdiff.precision.search import Outcome, SearchMode, SearchResult, search
 from opdiff.precision.steps import STEPS_FILE, Steps
 from opdiff.precision.target import Target
@@ -47,6 +48,7 @@ class PrecisionFinding:
     seconds: float = 0.0
     evaluation_seconds: float = 0.0
     multiply_adds: Dict[str, int] = field(default_factory=dict)  # per op, where known (the model's Conv, MatMul, Gemm)
+    view: Optional[GraphRows] = None  # the graph and each candidate's error with nothing kept (the HTML report)
     notes: List[str] = field(default_factory=list)
 
     def evaluation(self, kept: Sequence[str]) -> Optional[Evaluation]:
@@ -63,7 +65,8 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     from opdiff.producers.onnx.model_prep import prepare_model
 
     started = time.perf_counter()
-    prepared = prepare_model(model).model
+    whole = prepare_model(model)
+    prepared, input_names = whole.model, whole.input_names
     _check_names(prepared, options.keep_names)
     evaluator = CpuEvaluator(prepared, feeds, target, options.mode, options.keep_types, _calibration(prepared, options),
                              options.threads)
@@ -80,10 +83,11 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
         result = SearchResult(Outcome.NOTHING_NEEDED, (), len(candidates))
         ranked = candidates
         macs: Dict[str, int] = {}
+        view: Optional[GraphRows] = None
     else:
-        ranked, macs = _ranked(prepared, evaluator, options)
+        ranked, macs, view = _ranked(prepared, input_names, evaluator, options)
         result = search([c.name for c in ranked], steps, options.search)
-    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node), multiply_adds=macs)
+    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node), multiply_adds=macs, view=view)
     finding.seconds = time.perf_counter() - started
     finding.evaluation_seconds = sum(e.seconds for e in steps.order)
     return finding
@@ -147,16 +151,19 @@ def _candidates(model: OnnxModel, types: Mapping[str, str], options: PrecisionOp
     return [c for c in float_ops(model, types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
 
 
-def _ranked(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> Tuple[List[Candidate], Dict[str, int]]:
+def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEvaluator,
+            options: PrecisionOptions) -> Tuple[List[Candidate], Dict[str, int], GraphRows]:
     """The candidates (not kept in every run), ranked by the isolation CSV's local errors, else by
-    their error growth in one run with nothing kept; and each op's multiply-adds (the cost)."""
+    their error growth in one run with nothing kept; each op's multiply-adds (the cost); and the
+    graph with each candidate's error (the HTML report)."""
     from opdiff.producers.onnx.runner import run_exposing_all
 
     candidates = _candidates(model, evaluator.types, options)
     golden = run_exposing_all(model, evaluator.feeds, threads=options.threads).tensors
     macs = multiply_adds(model, golden)
-    if options.local_errors is not None:
-        return ranked_by_isolation(candidates, options.local_errors), macs
     nothing_kept = evaluator.candidate_model(frozenset(options.keep_names))
     mine = run_exposing_all(nothing_kept, evaluator.feeds, threads=options.threads).tensors
-    return error_growth(model, mine, golden, candidates), macs
+    view = graph_rows(model, input_names, candidates, mine, golden, "int8" if options.mode is Mode.INT8 else "float16")
+    if options.local_errors is not None:
+        return ranked_by_isolation(candidates, options.local_errors), macs, view
+    return error_growth(model, mine, golden, candidates), macs, view
