@@ -4,7 +4,6 @@ dump-onnx, and its exit codes."""
 import json
 import re
 
-import numpy as np
 import pytest
 
 from opdiff.cli import main
@@ -18,18 +17,11 @@ from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.conventions.keep_dtype import read_keep_dtype  # noqa: E402
 from opdiff.dumps.discovery import index_folder  # noqa: E402
 from opdiff.precision.target import Target  # noqa: E402
-from tests.support.fp16_fragile_models import FRAGILE_MODELS  # noqa: E402
+from tests.support.fp16_fragile_models import FRAGILE_MODELS, save_fragile_model  # noqa: E402
 
 
 def _saved(tmp_path, name):
-    model, feeds = FRAGILE_MODELS[name]()
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, str(path))
-    inputs = []
-    for input_name, value in feeds.items():
-        np.save(tmp_path / f"{input_name}.npy", value)
-        inputs += ["--input", f"{input_name}={tmp_path / f'{input_name}.npy'}"]
-    return model, feeds, path, inputs
+    return save_fragile_model(tmp_path, name)
 
 
 def _passes_with(tmp_path, model, feeds, path, inputs, keep_file):
@@ -54,7 +46,7 @@ def _fp32_outputs(model, feeds):
     return session.run(None, feeds)
 
 
-@pytest.mark.parametrize("name", ["layer_norm_over_offset", "exp_chain"])
+@pytest.mark.parametrize("name", sorted(FRAGILE_MODELS))
 def test_keep_dtype_cfg_applied_with_dump_onnx_passes_and_each_entry_is_needed(tmp_path, name, capsys):
     model, feeds, path, inputs = _saved(tmp_path, name)
     assert main(["precision", str(path), *inputs, "-out", str(tmp_path / "out")]) == 0

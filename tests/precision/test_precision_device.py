@@ -6,7 +6,6 @@ import json
 import shlex
 import sys
 
-import numpy as np
 import pytest
 
 from opdiff.cli import main
@@ -15,15 +14,11 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx
 
-from tests.support.fp16_fragile_models import FRAGILE_MODELS  # noqa: E402
+from tests.support.fp16_fragile_models import save_fragile_model  # noqa: E402
 
 
 def _stand_in(tmp_path, name):
-    model, feeds = FRAGILE_MODELS[name]()
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, str(path))
-    np.save(tmp_path / "x.npy", feeds["x"])
-    inputs = ["--input", f"x={tmp_path / 'x.npy'}"]
+    _, _, path, inputs = save_fragile_model(tmp_path, name)
     feed = shlex.quote(f"x={tmp_path / 'x.npy'}")
     dump_onnx = f"{shlex.quote(sys.executable)} -m opdiff dump-onnx {shlex.quote(str(path))} --input {feed} --dtype fp16 --keep-fp32-file {{keep_dtype}}"
     build = f"{dump_onnx} -o {{om}}.build && cp {{om}}.build/fusion_rule.json {{om}}"

@@ -114,3 +114,18 @@ FRAGILE_MODELS = {
     "softmax_of_large_logits": softmax_of_large_logits,
     "exp_chain": exp_chain,
 }
+
+
+def save_fragile_model(folder, name: str):
+    """Fragile model `name` saved as ``folder/{name}.onnx`` with its inputs as ``folder/{input}.npy``:
+    (model, feeds, path, the ``--input NAME=FILE.npy`` arguments)."""
+    import onnx
+
+    model, feeds = FRAGILE_MODELS[name]()
+    path = folder / f"{name}.onnx"
+    onnx.save(model, str(path))
+    inputs = []
+    for input_name, value in feeds.items():
+        np.save(folder / f"{input_name}.npy", value)
+        inputs += ["--input", f"{input_name}={folder / f'{input_name}.npy'}"]
+    return model, feeds, path, inputs

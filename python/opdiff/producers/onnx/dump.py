@@ -202,6 +202,9 @@ def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str],
     # keeps fp16 at every op, as a device runs the fused graph.
     converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model), keep_nodes=options.keep_fp32_nodes)
     notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    present = {node.name for node in model.graph.node}
+    notes += [f"op {n} of the keep list is no node of the fused graph (ONNX Runtime fused it into another): not kept"
+              for n in options.keep_fp32_nodes if n not in present]
     return converted.model, converted.round_in_place
 
 
