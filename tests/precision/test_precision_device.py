@@ -36,16 +36,37 @@ def test_the_device_loop_finds_the_cpu_set_and_resumes_to_it(tmp_path):
     assert device["kept"] == cpu["kept"] and device["outcome"] == "found"
     assert (tmp_path / "dev" / "keep_dtype.cfg").read_text() == (tmp_path / "cpu" / "keep_dtype.cfg").read_text()
     assert (tmp_path / "dev" / "device" / "step_0001" / "keep_dtype.cfg").read_text() == ""  # the empty set first
-    # stopped halfway (the log of the first half), then resumed: the same set, the rest evaluated
+    # killed halfway (SIGKILL once half the steps are logged), then resumed: the same set, the rest evaluated
     lines = (tmp_path / "dev" / "steps.jsonl").read_text().splitlines()
     half = tmp_path / "half"
-    half.mkdir()
-    (half / "steps.jsonl").write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    logged = _kill_after(len(lines) // 2, [sys.executable, "-m", "opdiff", "precision", str(path), *inputs, "--build", build,
+                                            "--run", run, "-out", str(half)], half / "steps.jsonl")
+    assert 0 < logged < len(lines)
     assert main(["precision", str(path), *inputs, "--build", build, "--run", run, "--resume", "-out", str(half)]) == 0
     resumed = json.loads((half / "precision.json").read_text())
     assert resumed["kept"] == device["kept"] and resumed["evaluations"] == device["evaluations"]
-    assert resumed["evaluations_made_now"] == len(lines) - len(lines) // 2
-    assert not (half / "device" / "step_0001").exists()  # the steps read back were not run again
+    assert resumed["evaluations_made_now"] == len(lines) - logged
+
+
+def _kill_after(steps, argv, log):
+    """Run `argv` in a session of its own and SIGKILL it once `log` holds `steps` lines; how many it held."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    child = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and child.poll() is None:
+            if log.is_file() and len(log.read_text().splitlines()) >= steps:
+                break
+            time.sleep(0.05)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    return len([line for line in log.read_text().splitlines() if line.endswith("}")])
 
 
 def test_a_failing_build_is_exit_2_with_its_output_and_step(tmp_path, capsys):

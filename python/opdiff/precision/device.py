@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -68,8 +69,10 @@ class DeviceEvaluator:
         started = time.perf_counter()
         self.steps += 1
         step = self.folder / DEVICE_FOLDER / f"step_{self.steps:04d}"
+        if step.exists():  # a step a killed search left half done: its dumps would mix with the new ones
+            shutil.rmtree(step)
         dump = step / "dump"
-        dump.mkdir(parents=True, exist_ok=True)
+        dump.mkdir(parents=True)
         keep_file = step / "keep_dtype.cfg"
         names = sorted(kept | set(self.keep_names))
         keep_file.write_text(keep_list(names, self.keep_types).text(), encoding="utf-8")
