@@ -102,3 +102,15 @@ def test_nothing_to_keep_is_said_and_exit_0(tmp_path, capsys):
     assert main(["precision", str(tmp_path / "mlp.onnx"), "--random-inputs", "0", "-out", str(tmp_path / "p")]) == 0
     assert "Nothing needs keeping" in capsys.readouterr().out
     assert (tmp_path / "p" / "keep_dtype.cfg").read_text() == ""
+
+
+def test_a_comparison_of_a_device_run_ranks_the_candidates(tmp_path):
+    _, _, path, inputs = _saved(tmp_path, "exp_chain")
+    assert main(["dump-onnx", str(path), *inputs, "-o", str(tmp_path / "g")]) == 0
+    assert main(["dump-onnx", str(path), *inputs, "--dtype", "fp16", "-o", str(tmp_path / "d")]) == 0
+    assert main(["precision", str(path), *inputs, "-m", str(tmp_path / "d" / "dump"), "-g", str(tmp_path / "g" / "golden"),
+                 "-f", str(tmp_path / "d" / "fusion_rule.json"), "-out", str(tmp_path / "p")]) == 0
+    report = json.loads((tmp_path / "p" / "precision.json").read_text())
+    assert report["candidates"][0]["op"] == "sum"  # it overflows: the device run's error starts there
+    assert sorted(entry["op"] for entry in report["kept"]) == ["log", "sum"]
+    assert main(["precision", str(path), *inputs, "-m", str(tmp_path / "d" / "dump"), "-out", str(tmp_path / "q")]) == 2

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
+from opdiff.commands.args.dump_paths import add_dump_paths
 from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_model_inputs, add_qdq, kept_in_fp32
 from opdiff.commands.args.output import add_output
+from opdiff.commands.args.rules import add_fusion_rule
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.args.verdict import add_fail_under
 from opdiff.commands.errors import command_failure
@@ -45,6 +47,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--mode", choices=("bisect", "linear"), default="bisect",
                         help="bisect the rank order (default) or add one op at a time")
     parser.add_argument("--resume", action="store_true", help="continue the search whose step log DIR holds")
+    add_dump_paths(parser, required=False)
+    add_fusion_rule(parser)
     parser.add_argument("--isolation", metavar="CSV",
                         help="rank the candidates by the local errors of an isolation CSV that compare --isolate wrote "
                         "(default: by the error each adds in one CPU run with nothing kept)")
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         kept = kept_in_fp32(args)
         mode = Mode.INT8 if args.qdq is not None else Mode.FP16
         target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
-        local = read_local_errors(Path(args.isolation)) if args.isolation else None
+        local = read_local_errors(Path(args.isolation)) if args.isolation else _comparison_ranking(args)
         options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0,
                                    local_errors=local, device=_device_commands(args))
         finding = find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume)
@@ -96,6 +100,24 @@ def run(args: argparse.Namespace) -> int:
     if finding.result.outcome is Outcome.NOT_REACHABLE:
         return ExitCode.THRESHOLDS
     return ExitCode.OK
+
+
+def _comparison_ranking(args: argparse.Namespace) -> Optional[Dict[str, float]]:
+    """Each op's error growth in the comparison -m/-g (-f) give, or None without them; ValueError
+    when one side is missing."""
+    if args.my_dump_path is None and args.golden_dump_path is None:
+        return None
+    if args.my_dump_path is None or args.golden_dump_path is None:
+        raise ValueError("a comparison to rank by needs both -m and -g")
+    from opdiff.engine.comparison import compare
+    from opdiff.precision.candidates import comparison_errors
+    from opdiff.results.tensor_report import Report
+
+    result = compare(args.my_dump_path, args.golden_dump_path, fusion_rule=args.fusion_rule_file, step=args.step,
+                     all_occurrences=args.all_occurrences)
+    if not isinstance(result, Report):
+        raise ValueError("-m/-g hold statistics dumps: ranking needs a tensor comparison")
+    return comparison_errors(result)
 
 
 def _device_commands(args: argparse.Namespace) -> Optional[DeviceCommands]:

@@ -4,7 +4,8 @@ quantizes), most harmful first.
 Without a comparison of the device, each op's harm is its error growth in one CPU run of the
 device's precision (nothing kept) against the float32 run: the relative L2 error of its output
 less the largest of its inputs' (an op that only passes on an error it received gains nothing).
-An isolation CSV that compare wrote (``--isolation``) gives each op's own, local error instead.
+An isolation CSV that compare wrote (``--isolation``) gives each op's own, local error instead;
+a comparison of a device run (``-m``, ``-g``, ``-f``) each op's error growth in it.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
 from opdiff.producers.onnx.support import OnnxModel
+
+if TYPE_CHECKING:
+    from opdiff.results.tensor_report import Report
 
 
 @dataclass(frozen=True)
@@ -140,3 +144,29 @@ def multiply_adds(model: OnnxModel, tensors: Mapping[str, np.ndarray]) -> Dict[s
             trans_a = any(attr.name == "transA" and attr.i for attr in node.attribute)
             counts[node.name] = int(np.prod(out)) * int(a[-2] if trans_a and len(a) > 1 else a[-1])
     return counts
+
+
+def comparison_errors(report: Report) -> Dict[str, float]:
+    """Each original op's error growth in a comparison of a device run: the error of the device op
+    standing for it (the larger of 1 - cosine and NormRatioError over its output rows; NaN: inf)
+    less the largest of its producers' in the rule (the report's graph), as each op adds it."""
+    error: Dict[str, float] = {}
+    originals: Dict[str, List[str]] = {}
+    for row in report.rows:
+        if row.metrics is None:
+            continue
+        op = row.tensor.op
+        m = row.metrics
+        error[op] = max(error.get(op, 0.0), _harm(1 - m.cosine_similarity), _harm(m.norm_ratio_error))
+        originals.setdefault(op, [part for part in row.ground_truth.split(",") if part and part != "*"])
+    producers: Dict[str, List[str]] = {}
+    if report.graph is not None:
+        for fused in report.graph.ops:
+            producers[fused.name] = [ref.producer for ref in fused.inputs if ref.producer]
+    growth: Dict[str, float] = {}
+    for op, value in error.items():
+        received = max((error.get(p, 0.0) for p in producers.get(op, [])), default=0.0)
+        gained = 0.0 if math.isinf(value) and math.isinf(received) else value - received
+        for name in originals.get(op, []):
+            growth[name] = max(growth.get(name, -math.inf), gained)
+    return growth
