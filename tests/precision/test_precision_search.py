@@ -133,3 +133,20 @@ def test_the_cost_counts_the_multiply_adds_kept(tmp_path):
     finding = find_what_to_keep(model, feeds, Target(), tmp_path)
     cost = report_json(finding, Mode.FP16)["cost"]
     assert cost["multiply_adds_kept"] == 4 * 32 * 32 and cost["share_of_multiply_adds"] == 1.0  # the MatMul, kept
+
+
+def test_a_type_whose_every_op_is_kept_is_one_op_type_line_and_a_mixlist(tmp_path):
+    import json
+
+    from opdiff.conventions.keep_dtype import read_keep_dtype
+    from opdiff.precision.evaluate import Mode
+    from opdiff.precision.files import write_outputs
+
+    model, feeds = FRAGILE_MODELS["exp_chain"]()
+    finding = find_what_to_keep(model, feeds, Target(), tmp_path)
+    types = {"scale": "Mul", "exp": "Exp", "sum": "ReduceSumD", "log": "ReduceSumD", "log_softmax": "Sub"}  # as a rule might say
+    write_outputs(finding, tmp_path, Mode.FP16, types)
+    keep = read_keep_dtype(tmp_path / "keep_dtype.cfg")
+    assert keep.names == () and keep.types == ("ReduceSumD",)
+    mixlist = json.loads((tmp_path / "modify_mixlist.json").read_text())
+    assert mixlist["black-list"]["to-add"] == ["ReduceSumD"]

@@ -94,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(error), ExitCode.BAD_INPUT)
     except (ValueError, FileNotFoundError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
-    write_outputs(finding, args.output, mode)
+    try:
+        write_outputs(finding, args.output, mode, _ascend_types(args))
+    except (ValueError, OSError) as error:
+        return fail(str(error), ExitCode.BAD_INPUT)
     console = Console()
     _print_finding(console, finding, mode)
     if finding.result.outcome is Outcome.NOT_REACHABLE:
@@ -118,6 +121,22 @@ def _comparison_ranking(args: argparse.Namespace) -> Optional[Dict[str, float]]:
     if not isinstance(result, Report):
         raise ValueError("-m/-g hold statistics dumps: ranking needs a tensor comparison")
     return comparison_errors(result)
+
+
+def _ascend_types(args: argparse.Namespace) -> Optional[Dict[str, str]]:
+    """Each original op's Ascend IR type, from the rule -f gives (None without one)."""
+    if args.fusion_rule_file is None:
+        return None
+    from opdiff.graph import read_graph
+
+    types: Dict[str, str] = {}
+    for op in read_graph(args.fusion_rule_file).ops:
+        if op.type in ("Data", "Const", "Cast"):
+            continue
+        for name in op.original_names:
+            if name:
+                types.setdefault(name, op.type)
+    return types
 
 
 def _device_commands(args: argparse.Namespace) -> Optional[DeviceCommands]:

@@ -1,6 +1,8 @@
 """What a search writes under its output folder:
 
-* ``keep_dtype.cfg``: ATC's ``--keep_dtype`` file, the kept op names one a line (fp16);
+* ``keep_dtype.cfg``: ATC's ``--keep_dtype`` file, the kept op names one a line (fp16), or
+  ``OpType::X`` for an Ascend type all of whose ops are kept, when a rule gives the types;
+* ``modify_mixlist.json``: ATC's ``--modify_mixlist`` file moving those types to the black list;
 * ``amct_skip_layers.cfg``: for int8, the lines ``skip_layers : "NAME"`` of AMCT's simplified
   quantization config, the layers left unquantized;
 * ``precision.json``: the report (each step, the ops kept, what each one gains at the outputs);
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from opdiff.conventions.keep_dtype import keep_list, skip_layers_text
 from opdiff.fileio.atomic import write_bytes
@@ -25,16 +27,23 @@ KEEP_DTYPE_FILE = "keep_dtype.cfg"
 AMCT_SKIP_FILE = "amct_skip_layers.cfg"
 REPORT_FILE = "precision.json"
 HTML_FILE = "precision.html"
+MIXLIST_FILE = "modify_mixlist.json"
 
 
-def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode) -> List[Path]:
-    """The files of the module notes, for what `finding` kept; the paths written."""
+def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode, ascend_types: Optional[Mapping[str, str]] = None) -> List[Path]:
+    """The files of the module notes, for what `finding` kept; the paths written. With
+    `ascend_types` (each original op's Ascend IR type, from a rule), a type all of whose ops are
+    kept, two or more, is one ``OpType::`` line, and modify_mixlist.json moves it to the black list."""
     kept = list(finding.result.kept)
     written = []
     if mode is Mode.INT8:
         written.append(write_bytes(out / AMCT_SKIP_FILE, skip_layers_text(kept).encode("utf-8")))
     else:
-        written.append(write_bytes(out / KEEP_DTYPE_FILE, keep_list(kept).text().encode("utf-8")))
+        names, types = whole_types(kept, ascend_types or {})
+        written.append(write_bytes(out / KEEP_DTYPE_FILE, keep_list(names, types).text().encode("utf-8")))
+        if types:
+            mixlist = {"black-list": {"to-add": types}, "white-list": {"to-remove": types}, "gray-list": {"to-remove": types}}
+            written.append(write_bytes(out / MIXLIST_FILE, json.dumps(mixlist, indent=2).encode("utf-8")))
     written.append(write_bytes(out / REPORT_FILE, json.dumps(report_json(finding, mode), indent=2).encode("utf-8")))
     if finding.view is not None:
         gains = {name: _gain_text(finding, name) for name in kept}
@@ -50,6 +59,21 @@ def _gain_text(finding: PrecisionFinding, name: str) -> str:
     assert isinstance(with_it, list) and isinstance(without, list)
     return "; ".join(f"{a['output']}: cosine {a['cosine']} with it, {b['cosine']} without; NormRatioError {a['norm_ratio_error']} "
                      f"with, {b['norm_ratio_error']} without" for a, b in zip(with_it, without))
+
+
+def whole_types(kept: Sequence[str], ascend_types: Mapping[str, str]) -> Tuple[List[str], List[str]]:
+    """`kept` as (op names, Ascend types): a type is named instead of its ops where every op of
+    that type is kept and there are two or more (the shorter file).
+
+    >>> whole_types(["a", "b", "c"], {"a": "MatMulV2", "b": "MatMulV2", "c": "Add", "d": "Add"})
+    (['c'], ['MatMulV2'])
+    """
+    by_type: Dict[str, List[str]] = {}
+    for name, type_ in ascend_types.items():
+        by_type.setdefault(type_, []).append(name)
+    chosen = [t for t, ops in by_type.items() if len(ops) > 1 and all(op in kept for op in ops)]
+    covered = {op for t in chosen for op in by_type[t]}
+    return [name for name in kept if name not in covered], sorted(chosen)
 
 
 def gain_of(finding: PrecisionFinding, name: str) -> Optional[Dict[str, object]]:
