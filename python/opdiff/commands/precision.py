@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 from opdiff.commands.args.dump_paths import add_dump_paths
 from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_model_inputs, add_qdq, kept_in_fp32
 from opdiff.commands.args.output import add_output
+from opdiff.commands.args.precision_search import add_device_loop, add_search
 from opdiff.commands.args.rules import add_fusion_rule
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.args.verdict import add_fail_under
@@ -44,21 +45,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_keep_fp32(parser)
     add_fail_under(parser, "the target: every model output passes these limits (repeatable, as compare takes them; "
                    "default: compare's default verdict at every model output)")
-    parser.add_argument("--mode", choices=("bisect", "linear"), default="bisect",
-                        help="bisect the rank order (default) or add one op at a time")
-    parser.add_argument("--resume", action="store_true", help="continue the search whose step log DIR holds")
+    add_search(parser)
     add_dump_paths(parser, required=False)
     add_fusion_rule(parser)
-    parser.add_argument("--isolation", metavar="CSV",
-                        help="rank the candidates by the local errors of an isolation CSV that compare --isolate wrote "
-                        "(default: by the error each adds in one CPU run with nothing kept)")
-    parser.add_argument("--build", metavar="CMD",
-                        help="evaluate on a device: the command that builds the model with the candidate keep file "
-                        "({keep_dtype}) into {om} (an .om or its atc JSON); needs --run")
-    parser.add_argument("--run", metavar="CMD", dest="run_command",
-                        help="the command that runs the built model ({om}) and dumps into the empty folder {dump}")
-    parser.add_argument("--command-timeout", type=float, default=3600.0, metavar="SECONDS",
-                        help="a --build or --run command running longer stops the search (default 3600)")
+    add_device_loop(parser)
     add_threads(parser, "ONNX Runtime intra-op threads", default="its own choice")
     parser.set_defaults(run=run)
 

@@ -7,3 +7,5 @@ target, found by running the model (dump-onnx's machinery) with candidate sets k
 * :mod:`.search`: the search (rank-order add until the target passes, then drop to 1-minimal);
 * :mod:`.steps`: the step log in the output folder, which ``--resume`` reads back.
 """
+
+DEFAULT_COMMAND_TIMEOUT_S = 3600.0  # a device loop's --build or --run command, once (here: the CLI reads it without numpy)

@@ -26,10 +26,10 @@ import numpy as np
 
 from opdiff.conventions.keep_dtype import keep_list
 from opdiff.graph import FusionMap
+from opdiff.precision import DEFAULT_COMMAND_TIMEOUT_S
 from opdiff.precision.evaluate import Evaluation
 from opdiff.precision.target import Target
 
-DEFAULT_TIMEOUT_S = 3600.0
 DEVICE_FOLDER = "device"
 
 
@@ -47,7 +47,7 @@ class DeviceCommands:
 
     build: str
     run: str
-    timeout: float = DEFAULT_TIMEOUT_S
+    timeout: float = DEFAULT_COMMAND_TIMEOUT_S
 
 
 @dataclass
