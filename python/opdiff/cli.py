@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "opdiff.commands.dump_onnx",
     "opdiff.commands.dump_tf",
     "opdiff.commands.dump_caffe",
+    "opdiff.commands.precision",
     "opdiff.commands.view",
 )
 

@@ -55,6 +55,7 @@ NOT_RUN_BLOCKS = {
     ("docs/model-explorer.md", "slow", "model-explorer --extensions=opdiff.viewer   # then open a .om, atc JSON or GE graph dump in its page"),
     ("docs/cli.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C"),
     ("docs/producing-caffe-goldens.md", "slow", "python bench/bench_dump_caffe.py --repeat 3"),
+    ("docs/what-to-change.md", "device", "opdiff precision model.onnx --input x=x.npy -out on_device --build 'atc --model=model.onnx --framework=5 --soc_version=Ascend310P3 --precision_mode=force_fp16 --keep_dtype={keep_dtype} --output=$(dirname {om})/model && mv $(dirname {om})/model.om {om}' --run 'run_with_dump.sh {om} {dump}'"),
     ("docs/reliability.md", "slow", "for t in header dump npy om layout; do python bench/fuzz/run.py $t --seconds 600 --corpus corpus-$t; done"),
     ("docs/reliability.md", "slow", "pip install -Cbuild-dir=build/asan -Ccmake.define.OPDIFF_SANITIZE=ON \".[test]\"   # or SKBUILD_CMAKE_DEFINE=OPDIFF_SANITIZE=ON"),
 }

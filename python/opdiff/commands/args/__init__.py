@@ -8,7 +8,9 @@ parser and, where it has one, parses them into its part of the one
 | rules | -f, -cf, -q, -r, -s |
 | output | -out / --output (and the dump commands' -o) |
 | threads | -j / --threads |
-| model_inputs | --input, --random-inputs, --input-shape (dump-onnx, dump-tf, dump-caffe) |
+| model_inputs | --input, --random-inputs, --input-shape (dump-onnx, dump-tf, dump-caffe, precision) |
+| onnx_run | --dtype, --keep-fp32, --keep-fp32-file, --qdq, --skip-file (dump-onnx, precision) |
+| precision_search | precision's target, ranking, search and device-loop flags |
 | plugins | -c, -a (and convert's -c) |
 | verdict | -alg, -max, -overflow_detection, --fail-under, --fail, --thresholds |
 | reports | --report, -advisor, --ignore-ops, --progress, -map |

@@ -8,9 +8,9 @@ from pathlib import Path
 from opdiff.engine.options import CompareOptions
 
 
-def add_dump_paths(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-m", "--my-dump-path", required=True, type=Path, help="NPU dump folder (any level of the device layout)")
-    parser.add_argument("-g", "--golden-dump-path", required=True, type=Path, help="golden .npy folder or NPU dump folder")
+def add_dump_paths(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    parser.add_argument("-m", "--my-dump-path", required=required, type=Path, help="NPU dump folder (any level of the device layout)")
+    parser.add_argument("-g", "--golden-dump-path", required=required, type=Path, help="golden .npy folder or NPU dump folder")
     parser.add_argument("--step", type=int, help="which dump step to use when a folder holds several (default: the last)")
     parser.add_argument("--all", dest="all_occurrences", action="store_true",
                         help="compare every dump of an op (an op run several times in one step), not only the newest; "

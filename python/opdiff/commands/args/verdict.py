@@ -70,14 +70,19 @@ def add_verdict(parser: argparse.ArgumentParser) -> None:
                         "NPU against NPU always compares everything)")
     parser.add_argument("-overflow_detection", "--overflow-detection", action="store_true",
                         help="add the OverFlow column (fp16 |x| >= 65504 or Inf on my side)")
-    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="replace the default verdict by these limits (repeatable; CosineSimilarity fails below VALUE, "
-                        "error metrics and NormRatioError above it) and exit 3 when a row violates one")
+    add_fail_under(parser, "replace the default verdict by these limits (repeatable; CosineSimilarity fails below VALUE, "
+                   "error metrics and NormRatioError above it) and exit 3 when a row violates one")
     parser.add_argument("--fail", action="store_true",
                         help="exit 3 when the verdict fails any tensor (for CI)")
     parser.add_argument("--thresholds", choices=("default", "reference"), default="default",
                         help="the verdict: default (per dtype pair: cosine and NormRatioError, docs/metrics.md) or "
                         "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
+
+
+def add_fail_under(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--fail-under METRIC=VALUE`` (repeatable, ``args.fail_under``): compare's limits, also the
+    target of precision."""
+    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE", help=help)
 
 
 def apply_verdict(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:
