@@ -18,6 +18,11 @@ whether the two result CSVs agree (bench/side_by_side/csv_diff.py). Beside them,
 of the same files to /dev/null (`xargs -0 cat`, page cache warm, the better of two runs) and
 opdiff's wall time as a ratio to it (issue 27's targets: (a) 1.2x, (b) 2.5x). Generated data is deleted at
 the end unless --keep.
+
+With --plugins, case (a) is also run with the reference's own ten metric scripts as plug-ins
+(copied from the installed reference into a -c folder as Ref{Name}, selected instead of the
+built-ins: the same ten columns, computed in Python per tensor), and that time is printed beside
+the built-ins'.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ from side_by_side.csv_diff import diff_csvs
 from side_by_side.measure import RunStats, run_measured
 from side_by_side.page_cache import cat_command
 from side_by_side.reference import DEFAULT_VENV, ReferenceTool, opdiff_compare_command, result_csv
+
+from opdiff.numerics.schema import ALGORITHMS
+from tests.support.plugin_folders import REFERENCE_PREFIX, write_plugin_folder
 
 MIB = 1 << 20
 TARGETS = {"a": 45.0, "b": 100.0}  # speed-up over the reference the issues ask for (#16: a from 30x to 45x)
@@ -96,6 +104,17 @@ def run_case(data: DataSet, tool: Optional[ReferenceTool], out: Path, repeats: i
     return Outcome(data, best, theirs, agrees, cat)
 
 
+def plugin_run(data: DataSet, out: Path, repeats: int, console: Console, builtin: RunStats) -> None:
+    """Case (a) with the reference's ten scripts as plug-ins in place of the built-ins: the best
+    of `repeats` runs printed beside the built-ins' best."""
+    folder = write_plugin_folder(out / "plugins", own=(), reference=True)
+    flags = ("-c", str(folder), "-alg", ",".join(REFERENCE_PREFIX + name for name in ALGORITHMS))
+    runs = [run_measured(opdiff_compare_command(data.my, data.golden, out / f"plugins-{k}", data.rule, flags)) for k in range(repeats)]
+    best = min(runs, key=lambda stats: stats.wall_s)
+    console.print(f"  {data.name}: the ten metrics built in {builtin.wall_s:.2f} s wall; the reference's ten scripts as plug-ins "
+                  f"{best.wall_s:.2f} s wall, {best.cpu_s:.2f} s CPU ({best.wall_s / builtin.wall_s:.1f}x; exit {best.exit_code})")
+
+
 def table(outcomes: List[Outcome]) -> Table:
     t = Table(title="opdiff compare vs msaccucmp compare (page cache warm)")
     for column in ("case", "tensor pairs", "dump + golden", "tool", "wall", "CPU", "throughput", "peak RSS tree",
@@ -137,6 +156,7 @@ def main() -> int:
     parser.add_argument("--reference-venv", type=Path, default=DEFAULT_VENV)
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
+    parser.add_argument("--plugins", action="store_true", help="also run case (a) with the reference's ten scripts as plug-ins")
     args = parser.parse_args()
 
     console = Console(width=180)
@@ -150,6 +170,8 @@ def main() -> int:
                  ("d", "(d) one pair x 256M", lambda p: write_fusion_set(p, "(d) one pair x 256M", [1 << 28], with_inputs=False))]
         for key, data, folder in each_data_set(cases, wanted, root, console, keep=args.keep):
             outcomes.append(run_case(data, None if key == "d" else tool, folder / "out", args.repeats, console))
+            if args.plugins and key == "a":
+                plugin_run(data, folder / "out", args.repeats, console, outcomes[-1].ours)
         console.print(table(outcomes))
         console.print("speed-up wall = reference wall / opdiff wall; speed-up CPU = the same on user+system CPU time "
                       "(less sensitive to other jobs on a shared machine); / cat = wall time over warm cat's of the same files. Load average during the run: "

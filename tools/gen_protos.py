@@ -25,6 +25,7 @@ PROTOS: Tuple[Tuple[Path, Path], ...] = (
     (Path("python/opdiff/graph/proto/ge_ir.proto"), Path("python/opdiff/graph/proto")),
     (Path("python/opdiff/graph/proto/ge_onnx.proto"), Path("python/opdiff/graph/proto")),
     (Path("python/opdiff/dumps/tfdbg/proto/tfdbg.proto"), Path("python/opdiff/dumps/tfdbg")),
+    (Path("python/opdiff/producers/caffe/proto/caffe.proto"), Path("python/opdiff/producers/caffe/proto")),
 )
 
 

@@ -36,8 +36,9 @@ from typing import Iterator, List, Optional, Tuple
 HERE = Path(__file__).resolve().parent
 # Coverage of these steers the mutations: opdiff's Python readers, and the Python parsers the
 # checks compare against or go through (np.load's header, zip archives of OM2, JSON), and the
-# checks themselves (the header target calls only C code: its own branches are all it gets).
-COVERED_MODULES = ("opdiff", "numpy.lib", "ast", "zipfile", "json", "targets", "fuzz_dumps")
+# checks themselves (the header target calls only C code: its own branches are all it gets);
+# protobuf's text format parser, pure Python, for the prototxt mutations of the caffe target.
+COVERED_MODULES = ("opdiff", "numpy.lib", "ast", "zipfile", "json", "targets", "fuzz_dumps", "google.protobuf.text_format")
 
 
 def _load_targets(instrument: bool):

@@ -48,6 +48,7 @@ from opdiff.graph.om.writer import (
 from opdiff.graph.proto import ge_ir_pb2 as ge
 from opdiff.graph.proto import ge_onnx_pb2 as gx
 from opdiff.graph.read import read_graph_file
+from opdiff.producers.caffe.reader import CaffeFileError, read_net
 
 _BENCH = Path(__file__).resolve().parent.parent
 for _folder in (_BENCH, _BENCH.parent):  # bench/fuzz_dumps.py; the tests package's helpers, run from anywhere
@@ -446,6 +447,48 @@ def check_statistics(data: bytes) -> None:
     assert values == [repr((c.max, c.min, c.mean, c.nan, c.neg_inf, c.pos_inf)) for c in core], (values, core)
 
 
+CAFFE_PROTOTXT, CAFFE_MODEL = 0, 1  # the first byte of a caffe input: which reader it feeds (even / odd)
+
+
+def caffe_seeds(folder: Path) -> List[bytes]:
+    """The every-layer net and a ResNet (tests/support/caffe_models.py) as prototxt and caffemodel,
+    and a V1-form prototxt with input_dim, each behind its reader's byte."""
+    from tests.support.caffe_models import ResNetShape, every_layer_net, resnet_net
+
+    seeds = []
+    for writer in (every_layer_net(), resnet_net(ResNetShape(blocks=(1,), width=4, size=16, classes=3))):
+        prototxt, caffemodel = writer.write(folder, writer.name)
+        seeds += [bytes([CAFFE_PROTOTXT]) + prototxt.read_bytes(), bytes([CAFFE_MODEL]) + caffemodel.read_bytes()]
+    v1 = b'name: "v1" input: "x" input_dim: 1 input_dim: 2 input_dim: 3 input_dim: 3 layers { name: "c" type: CONVOLUTION ' \
+         b'bottom: "x" top: "c" convolution_param { num_output: 2 kernel_size: 1 } blobs { num: 2 channels: 2 height: 1 width: 1 ' \
+         b'data: 1 data: 2 data: 3 data: 4 } blobs { data: 0 data: 1 } } layers { name: "r" type: RELU bottom: "c" top: "c" }'
+    return seeds + [bytes([CAFFE_PROTOTXT]) + v1]
+
+
+def check_caffe(data: bytes) -> None:
+    """dump-caffe's readers (producers/caffe/reader.py): a prototxt read alone (its own blobs as the
+    weights), or a caffemodel read with a fixed prototxt; each works or refuses with CaffeFileError
+    naming the file. Every blob read holds the values its shape counts, in float32."""
+    if not data:
+        return
+    body = data[1:]
+    if data[0] % 2 == CAFFE_PROTOTXT:
+        prototxt, caffemodel = Scratch.write("net.prototxt", body), None
+    else:
+        prototxt = Scratch.path("fixed.prototxt")
+        if not prototxt.exists():
+            prototxt.write_text('input: "x" input_shape { dim: 1 } layer { name: "r" type: "ReLU" bottom: "x" top: "x" }')
+        caffemodel = Scratch.write("net.caffemodel", body)
+    try:
+        net = read_net(prototxt, caffemodel)
+    except CaffeFileError as error:
+        assert str(caffemodel or prototxt) in str(error), error
+        return
+    for blobs in net.weights.values():
+        for blob in blobs:
+            assert blob.dtype == np.float32 and blob.size == int(np.prod(blob.shape, dtype=np.int64)), blob.shape
+
+
 TARGETS: Dict[str, Target] = {
     t.name: t
     for t in (
@@ -462,6 +505,7 @@ TARGETS: Dict[str, Target] = {
                tfdbg_targets.v1_seeds, tfdbg_targets.check_v1),
         Target("tfdbg_v2", "tfdbg v2 .graph_execution_traces TFRecord streams: framing, CRCs, DebugEvent, every tensor",
                tfdbg_targets.v2_seeds, tfdbg_targets.check_v2),
+        Target("caffe", "dump-caffe's prototxt (text) and caffemodel (binary) readers", caffe_seeds, check_caffe),
     )
 }
 

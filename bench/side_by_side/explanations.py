@@ -30,10 +30,15 @@ def explain(cell: CellDifference) -> Optional[str]:
     return None
 
 
+def _no_reason(reason: str) -> bool:
+    """No reason but opdiff's note on the flat comparison, or the plug-ins' messages (-c; they come after it)."""
+    return reason == "" or reason.startswith(("Failed to execute 'compare' in ", "The shapes differ ("))
+
+
 def explain_row(ours_only: bool, row: Dict[str, str]) -> Optional[str]:
     """The documented reason for a row only one tool writes, or None."""
     npu_vs_npu = "Address#2" in row  # both sides are NPU dumps only then: two Address columns
-    if ours_only and npu_vs_npu and row.get("NPUDump") == row.get("GroundTruth") != "*" and row.get("CompareFailReason", "") == "":
+    if ours_only and npu_vs_npu and row.get("NPUDump") == row.get("GroundTruth") != "*" and _no_reason(row.get("CompareFailReason", "")):
         return ("NPU vs NPU, dump shapes differ but element counts agree: the reference drops the tensor (only logs "
                 "'The shape does not match'); opdiff compares it flat and keeps the row (docs/compare-differences.md)")
     return None

@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "opdiff.commands.file_compare",
     "opdiff.commands.dump_onnx",
     "opdiff.commands.dump_tf",
+    "opdiff.commands.dump_caffe",
+    "opdiff.commands.precision",
     "opdiff.commands.view",
 )
 

@@ -54,6 +54,8 @@ NOT_RUN_BLOCKS = {
     ("docs/model-explorer.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C; open the URL it prints"),
     ("docs/model-explorer.md", "slow", "model-explorer --extensions=opdiff.viewer   # then open a .om, atc JSON or GE graph dump in its page"),
     ("docs/cli.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C"),
+    ("docs/producing-caffe-goldens.md", "slow", "python bench/bench_dump_caffe.py --repeat 3"),
+    ("docs/what-to-change.md", "device", "opdiff precision model.onnx --input x=x.npy -out on_device --build 'atc --model=model.onnx --framework=5 --soc_version=Ascend310P3 --precision_mode=force_fp16 --keep_dtype={keep_dtype} --output=$(dirname {om})/model && mv $(dirname {om})/model.om {om}' --run 'run_with_dump.sh {om} {dump}'"),
     ("docs/reliability.md", "slow", "for t in header dump npy om layout; do python bench/fuzz/run.py $t --seconds 600 --corpus corpus-$t; done"),
     ("docs/scenario-tf-training.md", "python", "# fragment: needs the Ascend TF adapter (npu_bridge), on an NPU host"),
     ("docs/scenario-tf-training.md", "python", "# fragment: the session config of a tf.compat.v1 training script on an NPU host"),
@@ -63,7 +65,7 @@ NOT_RUN_BLOCKS = {
 }
 
 # A page mentioning one of these needs the optional module; without it the page is skipped.
-OPTIONAL_MODULES = {"dump-onnx": "onnxruntime", "xlsx": "xlsxwriter"}
+OPTIONAL_MODULES = {"dump-onnx": "onnxruntime", "dump-caffe": "onnxruntime", "xlsx": "xlsxwriter"}
 
 PAGE_TIMEOUT_S = 240
 README_TEST_COMMAND = 'pip install ".[test]" && python -m pytest tests'

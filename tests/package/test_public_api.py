@@ -25,7 +25,7 @@ LAZY_PACKAGES = sorted(
 
 
 def test_every_exporting_package_is_lazy() -> None:
-    assert LAZY_PACKAGES == ["opdiff", "opdiff.dumps", "opdiff.graph", "opdiff.producers", "opdiff.runs"]
+    assert LAZY_PACKAGES == ["opdiff", "opdiff.dumps", "opdiff.graph", "opdiff.plugins", "opdiff.producers", "opdiff.runs"]
 
 
 def test_the_facade_imports_exactly_the_root_exports() -> None:

@@ -232,6 +232,26 @@ def npu_vs_npu_case(root: Path, seed: int = 1) -> Case:
     return Case("npu vs npu (op names)", sides["after"], sides["before"], note="NC1HWC0, FRACTAL_NZ, ND; one-sided ops; shape mismatch; repeat dump")
 
 
+def ffts_manual_case(root: Path, seed: int = 2) -> Case:
+    """FFTS+ against FFTS+ by op name: an op dumped as manual-mode slices (``conv1_lxslice0``,
+    ``conv1_lxslice1``) on both sides, one slice faulty on the newer side, and an op not sliced.
+    Without -ffts the slices are one op; with it each slice is compared with its namesake."""
+    rng = np.random.default_rng(seed)
+    sides = {side: root / side for side in ("before", "after")}
+    for folder in sides.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    halves = [rng.standard_normal((1, 16, 4, 4)).astype(np.float32) for _ in range(2)]
+    plain = rng.standard_normal((4, 8)).astype(np.float32)
+    for side, folder in sides.items():
+        for k, half in enumerate(halves):
+            value = half * (1.3 if side == "after" and k == 1 else 1.0)
+            write_dump(folder / device_file_name("Conv2D", f"conv1_lxslice{k}", 3 + k, 1, TS + 3 + k), f"conv1_lxslice{k}",
+                       inputs=[Tensor(half, dtype="float16")], outputs=[Tensor(value, layout="NC1HWC0", dtype="float16")])
+        write_dump(folder / device_file_name("Relu", "relu", 7, 1, TS + 7), "relu", outputs=[Tensor(plain, dtype="float16")])
+    return Case("FFTS+ manual slices (npu vs npu)", sides["after"], sides["before"], runs=((), ("-ffts",)),
+                note="slices conv1_lxslice0/1: joined as one op, or with -ffts compared slice by slice")
+
+
 def atc_sample_cases(root: Path, samples: Sequence[Path]) -> List[Case]:
     """Each real atc JSON sample (the project's are in tests/data/atc-json) with dumps generated to
     match it (tests.support.graph_dumps)."""

@@ -108,12 +108,21 @@ class _Context:
             return []
         return [p.name for p in self.fusion_map.producers(op) if p is not None]
 
+    def input_producer(self, op: str, index: Optional[int]) -> Optional[str]:
+        """The op that feeds input `index` of `op`, if the fusion map says."""
+        found = self.fusion_map.get(op) if self.fusion_map is not None else None
+        if found is None or index is None or not 0 <= index < len(found.inputs):
+            return None
+        producer = self.fusion_map.producer(found.inputs[index]) if self.fusion_map is not None else None
+        return producer.name if producer is not None else None
+
 
 def _input_mismatch(ctx: _Context) -> Optional[Finding]:
     data_ops = {op.name for op in ctx.fusion_map.data_ops} if ctx.fusion_map else set()
     for row in ctx.rows:
         op = op_of(row)
-        fed_by_data = role_of(row) == "input" and any(p in data_ops for p in ctx.producer_ops(op))
+        # This input's own producer: an optimizer update reads a variable (Data) and a gradient.
+        fed_by_data = role_of(row) == "input" and ctx.input_producer(op, row.tensor.index) in data_ops
         if (op in data_ops or fed_by_data) and ctx.fails(row) and row.metrics is not None:
             return Finding(
                 FindingKind.INPUT_MISMATCH, op, row.tensor_index, row.index,

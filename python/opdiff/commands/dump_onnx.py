@@ -14,6 +14,8 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
+from opdiff.commands.args.model_inputs import add_model_inputs
+from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_qdq, add_skip_file, kept_in_fp32, skipped_in_int8
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
@@ -31,20 +33,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", metavar="MODEL", help="an .onnx file, or light:NAME for a light model of the onnx package")
     add_output(parser, "the dumps, the model and the run record", required=True, short_o=True)
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one input (repeatable)")
-    parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given (dynamic dims become 1)")
+    add_model_inputs(parser, "input", random_note=" (dynamic dims become 1)")
     parser.add_argument("--fusion", choices=("off", "on"), default="off", help="run ONNX Runtime's optimised graph (default off)")
     parser.add_argument("--opt-level", choices=("basic", "extended", "all"), default="extended",
                         help="optimisation level for --fusion on (default extended; 'all' adds NCHWc ops whose tensors map to no golden)")
-    parser.add_argument("--dtype", choices=("fp32", "fp16"), default="fp32", help="run an fp16 copy of the model (default fp32)")
+    add_dtype(parser, choices=("fp32", "fp16"), default="fp32",
+              help="run an fp16 copy of the model, every op's output rounded to fp16 (default fp32)")
     parser.add_argument("--kind", choices=("auto", "golden", "device"), default="auto",
                         help="what to write (default: golden for --fusion off --dtype fp32, device otherwise)")
     parser.add_argument("--layout", choices=("ND", "NC1HWC0"), default="ND", help="storage of 4-D float tensors in device dumps (default ND)")
     parser.add_argument("--randomize-weights", type=int, metavar="SEED", help="replace float weights by seeded random ones first")
-    parser.add_argument("--qdq", type=int, metavar="BATCHES",
-                        help="run a QDQ int8 copy (ONNX Runtime static quantization, calibrated on BATCHES seeded random feeds); "
-                        "its fusion rule maps to the float model's golden run")
-    parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16")
+    add_qdq(parser, help="run a QDQ int8 copy (ONNX Runtime static quantization, calibrated on BATCHES seeded random feeds); "
+            "its fusion rule maps to the float model's golden run")
+    add_skip_file(parser)
+    add_keep_fp32(parser)
     parser.add_argument("--fault", action="append", default=[], metavar="NODE[=SCALE]",
                         help="scale a quarter of NODE's weight channels (default x1.5): a known culprit (repeatable: several faults)")
     add_threads(parser, "ONNX Runtime intra-op threads", default="its own choice")
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     except MissingOnnxError as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     try:
-        model, name, feeds, notes = _load(args)
+        model, name, feeds, notes = load_model_and_inputs(args)
     except (ValueError, FileNotFoundError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     from opdiff.producers import (
@@ -77,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         faults = tuple(parse_fault(text) for text in args.fault)
-    except ValueError as error:
+        kept, skipped = kept_in_fp32(args), skipped_in_int8(args)
+    except (ValueError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     options = DumpOptions(
         fusion=args.fusion == "on",
@@ -86,9 +89,12 @@ def run(args: argparse.Namespace) -> int:
         kind=OutputKind(args.kind),
         layout=DeviceLayout(args.layout),
         threads=args.threads or 0,
-        keep_fp32=tuple(t for t in args.keep_fp32.split(",") if t),
+        keep_fp32=kept.types,
+        keep_fp32_nodes=kept.names,
         faults=faults,
     )
+    if skipped and args.qdq is None:
+        return fail("--skip-file lists ops left unquantized: it needs --qdq", ExitCode.BAD_INPUT)
     reference = None
     if args.qdq is not None:
         from opdiff.producers.model_inputs import input_specs, random_inputs
@@ -97,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
         if args.qdq < 1:
             return fail("--qdq needs at least one calibration batch", ExitCode.BAD_INPUT)
         specs = input_specs(model)
+        unknown = _unknown_nodes(model, skipped)
+        if unknown:
+            return fail(f"--skip-file: no op named {unknown!r} in the model", ExitCode.BAD_INPUT)
         try:
-            model, reference = quantize_qdq(model, [random_inputs(specs, 1000 + k) for k in range(args.qdq)]), model
+            model, reference = quantize_qdq(model, [random_inputs(specs, 1000 + k) for k in range(args.qdq)], skip=skipped), model
         except Exception as error:  # the quantizer raises many types for models it cannot handle
             return fail(f"quantization failed: {error}", ExitCode.MODEL_RUN_FAILED)
         notes.append(f"QDQ int8 copy calibrated on {args.qdq} seeded random batches (seeds 1000...)")
@@ -115,7 +124,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(args: argparse.Namespace) -> Tuple[Any, str, Dict[str, Any], List[str]]:
+def _unknown_nodes(model: Any, names: Tuple[str, ...]) -> str:
+    """The first of `names` that names no node of `model` as prepared (or as given), or ''."""
+    from opdiff.producers.onnx.model_prep import prepared_names
+
+    present = set(prepared_names(model.graph)[0]) | {node.name for node in model.graph.node}
+    return next((name for name in names if name not in present), "")
+
+
+def load_model_and_inputs(args: argparse.Namespace) -> Tuple[Any, str, Dict[str, Any], List[str]]:
     """(model, name, feeds, notes) from the arguments; ValueError/OSError on bad ones."""
     import os
 
@@ -137,8 +154,9 @@ def _load(args: argparse.Namespace) -> Tuple[Any, str, Dict[str, Any], List[str]
             raise ValueError(f"{args.model}: not an ONNX model ({error})") from None
         name = os.path.splitext(os.path.basename(args.model))[0]
     notes = []
-    if args.randomize_weights is not None:
-        randomized = randomize_weights(model, args.randomize_weights)
+    seed = getattr(args, "randomize_weights", None)  # precision loads its model here too, without the flag
+    if seed is not None:
+        randomized = randomize_weights(model, seed)
         model = randomized.model
         notes.append("weights randomized: " + ", ".join(f"{count} {role.value}" for role, count in randomized.counts.items() if count))
     feeds, input_notes = load_inputs(input_specs(model), parse_input_args(args.input), args.random_inputs)

@@ -1,16 +1,21 @@
 """`opdiff dump-tf MODEL.pb -o DIR`: golden .npy files of every op output of a frozen TensorFlow graph,
 run on the CPU in graph mode (needs ``pip install "opdiff[tf]"``).
+`opdiff dump-tf model.ckpt.meta --train-op train -o DIR` (or a SavedModel folder as MODEL): one
+training step, the variables restored from the checkpoint (which is left unchanged), every op's
+tensors as of the step: forward, backward, the optimiser's updates and the variable reads.
 
 DIR/golden/{op}.{output index}.{timestamp}.npy, a Placeholder x as the output 0 of the Data op x;
 DIR/inputs/ (the inputs used, for --input in the device run), DIR/model.pb (the graph that ran,
-random ops seeded) and DIR/manifest.json (random ops, and the outputs that could not be fetched, with why).
+random ops seeded; DIR/model.meta for a training step) and DIR/manifest.json (random ops, and the
+outputs that could not be fetched, with why).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
 
+from opdiff.commands.args.model_inputs import add_model_inputs
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
@@ -19,18 +24,17 @@ from opdiff.commands.exit_codes import ExitCode
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from opdiff.producers.tf.dump import TfDumpResult
+    from opdiff.producers.tf.dump import TfDumpOptions, TfDumpResult
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("dump-tf", help="golden dumps of a frozen TensorFlow graph run on the CPU",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", metavar="MODEL", help="a frozen GraphDef (.pb)")
+    parser.add_argument("model", metavar="MODEL", help="a frozen GraphDef (.pb); with --train-op, a checkpoint's .meta or a SavedModel folder")
+    parser.add_argument("--train-op", metavar="NAME",
+                        help="run one training step of this op (MODEL: a checkpoint's .meta or a SavedModel) instead of a frozen graph")
     add_output(parser, "the dumps and the run record", required=True, short_o=True)
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="value of one Placeholder (repeatable)")
-    parser.add_argument("--random-inputs", type=int, metavar="SEED", help="seeded random values for inputs not given")
-    parser.add_argument("--input-shape", default="", metavar="SHAPES",
-                        help="unknown dims, written as ATC's --input_shape: 'name:1,224,224,3;name2:4' (default: unknown dims become 1)")
+    add_model_inputs(parser, "Placeholder", input_shape="sizes of unknown dims (default: unknown dims become 1)")
     parser.add_argument("--random-seed", type=int, default=0, metavar="SEED", help="seed of the graph's unseeded random ops (default 0)")
     add_threads(parser, "TensorFlow CPU threads", default="its own choice")
     parser.set_defaults(run=run)
@@ -46,14 +50,18 @@ def run(args: argparse.Namespace) -> int:
         require_tensorflow()
     except MissingTensorFlowError as error:
         return fail(str(error), ExitCode.BAD_INPUT)
+    from opdiff.producers import TfDumpOptions
+    from opdiff.producers.tf.training_model import RestoreError
+
+    options = TfDumpOptions(args.random_seed, args.threads or 0)
     try:
-        graph_def, feeds, notes = _load(args)
+        dump, notes = _load_training(args, options) if args.train_op is not None else _load_frozen(args, options)
     except (ValueError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
-    from opdiff.producers import TfDumpOptions, dump_tf
-
     try:
-        result = dump_tf(graph_def, args.output, feeds, TfDumpOptions(args.random_seed, args.threads or 0), name=_stem(args.model))
+        result = dump()
+    except RestoreError as error:  # a checkpoint that does not restore into its graph
+        return fail(str(error), ExitCode.BAD_INPUT)
     except Exception as error:  # RunFailedError, and TensorFlow's own types for graphs it cannot import or run
         return fail(f"the run failed: {error}", ExitCode.MODEL_RUN_FAILED)
     result.notes[:0] = notes
@@ -67,21 +75,47 @@ def _stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def _load(args: argparse.Namespace) -> Tuple[Any, Dict[str, Any], List[str]]:
-    """(graph_def, feeds, notes) from the arguments; ValueError/OSError on bad ones."""
+def _load_frozen(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Callable[[], TfDumpResult], List[str]]:
+    """The run of a frozen graph, ready to start, and notes; ValueError/OSError on bad arguments."""
     import os
 
-    from opdiff.producers.input_shape import parse_input_shape
-    from opdiff.producers.model_inputs import load_inputs, parse_input_args
-    from opdiff.producers.tf.graph import input_specs, read_graph_def
+    from opdiff.producers import dump_tf
+    from opdiff.producers.tf.graph import read_graph_def
 
+    if os.path.isdir(args.model) or args.model.endswith(".meta"):
+        raise ValueError(f"{args.model}: a training model (a SavedModel or a checkpoint's .meta): give --train-op NAME")
     if not os.path.isfile(args.model):
         raise FileNotFoundError(f"{args.model}: no such file")
     graph_def = read_graph_def(args.model)
+    feeds, notes = _feeds(args, graph_def)
+    return lambda: dump_tf(graph_def, args.output, feeds, options, name=_stem(args.model)), notes
+
+
+def _load_training(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Callable[[], TfDumpResult], List[str]]:
+    """The training step of --train-op, ready to start, and notes; ValueError/OSError on bad arguments
+    (a missing checkpoint file, an unknown op, a missing input)."""
+    from opdiff.producers import TfTrainOptions, dump_tf_train
+    from opdiff.producers.tf.training_model import needed_graph_def, read_training_model, train_op_name
+
+    training = read_training_model(args.model)
+    train_op = train_op_name(training, args.train_op)
+    feeds, notes = _feeds(args, needed_graph_def(training, train_op))
+    return lambda: dump_tf_train(training, args.output, feeds, TfTrainOptions(train_op, options)), notes
+
+
+def _feeds(args: argparse.Namespace, graph_def: Any) -> Tuple[Dict[str, Any], List[str]]:
+    """The values of `graph_def`'s Placeholders from --input, --random-inputs and --input-shape, and notes."""
+    from opdiff.producers.input_shape import parse_input_shape
+    from opdiff.producers.model_inputs import load_inputs, parse_input_args
+    from opdiff.producers.tf.graph import input_specs
+
     files = {name[:-2] if name.endswith(":0") else name: path for name, path in parse_input_args(args.input).items()}
+    missing = sorted(f"{name}={path}" for name, path in files.items() if not path.is_file())
+    if missing:
+        raise FileNotFoundError(f"--input {missing[0]}: no such file")
     specs, notes = input_specs(graph_def, parse_input_shape(args.input_shape), set(files))
     feeds, input_notes = load_inputs(specs, files, args.random_inputs)
-    return graph_def, feeds, notes + input_notes
+    return feeds, notes + input_notes
 
 
 def _print_result(console: Console, result: TfDumpResult) -> None:

@@ -114,8 +114,11 @@ def slice_key(op_name: str, with_fusion_rule: bool) -> Optional[str]:
     return None if "_lxslice" in op_name else op_name
 
 
-def parse_npu_dump_name(path: PathLike, *, with_fusion_rule: bool = True, real_name: Optional[str] = None) -> Optional[NpuDumpName]:
-    """The fields of an NPU dump file name, or None when the name is not one.
+def parse_npu_dump_name(path: PathLike, *, with_fusion_rule: bool = True, real_name: Optional[str] = None,
+                        slices_apart: bool = False) -> Optional[NpuDumpName]:
+    """The fields of an NPU dump file name, or None when the name is not one. With `slices_apart`
+    (``-ffts``) the op is the name as written: an FFTS+ manual-mode slice (``_lxslice<N>``) or an
+    ``sgt_graph_`` name is an op of its own, not a part of its op.
 
     >>> n = parse_npu_dump_name("Conv2D.conv1_Conv2D.5.1.1700000000000001")
     >>> n.op_type, n.op_name, n.task_id, n.stream_id, n.timestamp
@@ -129,7 +132,7 @@ def parse_npu_dump_name(path: PathLike, *, with_fusion_rule: bool = True, real_n
     task_type = None if fields["task_type"] is None else int(fields["task_type"])
     if task_type is not None and task_type not in TASK_TYPES:
         return None
-    key = slice_key(fields["op_name"], with_fusion_rule)
+    key = fields["op_name"] if slices_apart else slice_key(fields["op_name"], with_fusion_rule)
     if key is None:
         return None
 

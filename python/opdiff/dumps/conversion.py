@@ -18,7 +18,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,21 +26,28 @@ from opdiff.dumps import core_files
 from opdiff.dumps.discovery import CONVERT_FAILED_LIST
 from opdiff.dumps.numpy_types import numpy_dtype
 from opdiff.dumps.opdebug import decode_opdebug, is_opdebug_name, record_json
-from opdiff.dumps.reader import DumpFormatError, DumpTensor, read_dump
+from opdiff.dumps.reader import DumpFormatError, DumpTensor, read_dump, view_to_numpy
 from opdiff.fileio.atomic import replacing, write_text
 
 MAX_NAME = 255
 WIDENED = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 
 
+# A conversion a plug-in offers: (shape_from, shape_to, flat stored array, group) -> the array
+Conversion = Callable[[Sequence[int], Sequence[int], np.ndarray, int], np.ndarray]
+# (source format, target format) -> the plug-in's conversion between them, if it offers one (-c DIR)
+ConversionLookup = Callable[[str, str], Optional[Conversion]]
+
+
 @dataclass(frozen=True)
 class ConvertOptions:
     out_dir: Path
-    file_type: str = "npy"
+    file_type: str = "npy"  # npy, bin, msnpy (npy named for MindSpore) or pt (PyTorch, needs torch)
     target_format: Optional[str] = None
     target_shape: Optional[Tuple[int, ...]] = None
     output_index: Optional[int] = None
     input_index: Optional[int] = None
+    custom: Optional[ConversionLookup] = None  # -c DIR: converters that replace opdiff's own for -f
 
 
 @dataclass
@@ -91,7 +98,7 @@ def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> File
             if opdebug and tensor.role.value == "output" and tensor.index == 0:
                 written = _write_opdebug_json(path, tensor, options.out_dir, names)
             else:
-                written = _convert_tensor(path, tensor, options, names)
+                written = _convert_tensor(path, tensor, options, names, dump.op_name)
         except (DumpFormatError, OSError) as error:
             result.tensor_errors.append(str(error))
             continue
@@ -101,7 +108,7 @@ def convert_file(path: Path, options: ConvertOptions, names: NameMapper) -> File
     return result
 
 
-def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, names: NameMapper) -> Optional[Path]:
+def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, names: NameMapper, op_name: str = "") -> Optional[Path]:
     """Write one tensor; None when -o/-i leave it out."""
     role = tensor.role.value
     if role in ("buffer", "workspace"):
@@ -112,6 +119,9 @@ def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, nam
             return None
         if options.input_index is not None and (role != "input" or tensor.index != options.input_index):
             return None
+        conversion = options.custom(tensor.format_name, options.target_format.upper()) if options.custom else None
+        if conversion is not None:
+            return _write_custom(path, tensor, options, names, conversion)
         view = tensor.view(options.target_format, options.target_shape)
     else:
         view = tensor.view(as_stored=True)
@@ -123,9 +133,62 @@ def _convert_tensor(path: Path, tensor: DumpTensor, options: ConvertOptions, nam
         if not options.target_format and tensor.dtype != "int4":
             return _write_raw(options.out_dir, name, tensor)
         return _write_view(options.out_dir, name, view, b"", False)
+    if options.file_type == "pt":
+        return _write_pt(options.out_dir, names.name(path.name, f".{role}.{tensor.index}.pt"), view, widen)
     dtype = np.dtype(np.float32) if widen else numpy_dtype(view.dtype)
-    suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
-    return _write_view(options.out_dir, names.name(path.name, suffix), view, npy_header(dtype, shape), widen)
+    if options.file_type == "msnpy":
+        layout = options.target_format.upper() if options.target_format else tensor.format_name
+        name = names.name(msnpy_stem(path.name, op_name), f".{role}.{tensor.index}.{layout}.npy")
+    else:
+        suffix = f".{role}.{tensor.index}.npy" if not options.target_format else f".{role}.{tensor.index}.{'x'.join(map(str, shape))}.npy"
+        name = names.name(path.name, suffix)
+    return _write_view(options.out_dir, name, view, npy_header(dtype, shape), widen)
+
+
+def _write_custom(path: Path, tensor: DumpTensor, options: ConvertOptions, names: NameMapper, conversion: Conversion) -> Path:
+    """One tensor through a plug-in's converter (the stored elements, flat, in; its array out) as
+    ``{file}.{role}.{i}.{d0xd1x...}.npy``; the converter's failure is the tensor's (DumpFormatError)."""
+    stored = tensor.to_numpy(logical=False)
+    if stored.dtype.name in WIDENED:
+        stored = stored.astype(np.float32)
+    shape_to = options.target_shape or tensor.original_shape or tensor.shape
+    try:
+        array = conversion(tensor.shape, shape_to, stored.reshape(-1), tensor.sub_format)
+    except ValueError as error:  # the plug-ins' PluginError
+        raise DumpFormatError(f"{path}: {tensor.role.value}:{tensor.index}: {error}") from None
+    shape = "x".join(map(str, array.shape))
+    name = names.name(path.name, f".{tensor.role.value}.{tensor.index}.{shape}.npy")
+    with replacing(options.out_dir / name) as temporary:
+        with open(temporary, "wb") as out:
+            np.save(out, np.ascontiguousarray(array))
+    return options.out_dir / name
+
+
+def msnpy_stem(file_name: str, op_name: str) -> str:
+    """The stem of an msnpy file (``-t msnpy``, for MindSpore): the dump's name with its op-name
+    part (the second of a 5-part offline name) replaced by the last ``/`` part of the op name the
+    dump holds; any other name as it is.
+
+    >>> msnpy_stem("Conv2D.conv1_Conv2D.3.2.1700000000000000", "net/conv1/Conv2D")
+    'Conv2D.Conv2D.3.2.1700000000000000'
+    """
+    parts = file_name.split(".")
+    if len(parts) == 5 and op_name:
+        parts[1] = op_name.split("/")[-1]
+        return ".".join(parts)
+    return file_name
+
+
+def _write_pt(out_dir: Path, name: str, view: core_files.TensorView, widen: bool) -> Path:
+    """One tensor as a PyTorch ``.pt`` file (``torch.save`` of the array in the view's shape)."""
+    import torch  # only -t pt needs it; commands/convert.py checks it is installed first
+
+    array = view_to_numpy(view)
+    if widen:
+        array = array.astype(np.float32)
+    with replacing(out_dir / name) as temporary:
+        torch.save(torch.from_numpy(np.ascontiguousarray(array)), str(temporary))
+    return out_dir / name
 
 
 def _write_opdebug_json(path: Path, tensor: DumpTensor, out_dir: Path, names: NameMapper) -> Path:

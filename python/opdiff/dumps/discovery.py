@@ -127,8 +127,9 @@ class DumpIndex:
         return sum(1 for versions in self.files.values() for name in versions if name.path.endswith(STATISTICS_SUFFIX))
 
 
-def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpIndex:
+def index_folder(folder: PathLike, *, with_fusion_rule: bool = True, slices_apart: bool = False) -> DumpIndex:
     """Index one flat folder of NPU dumps or golden .npy files (names only, no bytes read).
+    `slices_apart` (``-ffts``): FFTS+ manual-mode slices are ops of their own (parse_npu_dump_name).
 
     Statistics CSVs (``{dump file name}.csv``) are indexed as NPU dumps of their op; the folder's
     kind is then STATISTICS. Where an op execution has both files, the full dump is kept.
@@ -154,7 +155,8 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
             name: Optional[AnyName]
             # The name to parse is given, so the parsers need not split it off the path again.
             if entry.name.endswith(STATISTICS_SUFFIX):
-                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=entry.name[: -len(STATISTICS_SUFFIX)])
+                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=entry.name[: -len(STATISTICS_SUFFIX)],
+                                           slices_apart=slices_apart)
                 if name is not None and not name.is_opdebug_record:
                     statistics.append(name)
                     continue
@@ -166,7 +168,8 @@ def index_folder(folder: PathLike, *, with_fusion_rule: bool = True) -> DumpInde
                     golden.setdefault(name.key, []).append(name)
                     continue
             else:
-                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=real_name or entry.name)
+                name = parse_npu_dump_name(path, with_fusion_rule=with_fusion_rule, real_name=real_name or entry.name,
+                                           slices_apart=slices_apart)
                 if name is not None and name.is_opdebug_record:
                     skipped.append((path, "an Opdebug overflow record, not an op's tensors (opdiff overflow reads it)"))
                     continue

@@ -85,15 +85,7 @@ class DumpTensor:
         stored shape. bfloat16/float8 come back as ml_dtypes arrays, HiFloat8 as float32, packed
         int4 as int8.
         """
-        # numpy is loaded here, on first use: comparing dumps reads them through the core without it.
-        import numpy as np
-
-        from opdiff.dumps.numpy_types import numpy_dtype
-
-        view = self.view(format, shape, as_stored=not logical)
-        out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
-        view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
-        return out
+        return view_to_numpy(self.view(format, shape, as_stored=not logical))
 
     def stored_bytes(self) -> np.ndarray:
         """The stored bytes as a read-only uint8 array over the mapped file (no copy); see
@@ -106,6 +98,18 @@ class DumpTensor:
         taken from :meth:`stored_bytes` since then are void (lost pages read as zeros). Reads
         through the core (to_numpy, views, metrics) check this themselves."""
         self._file.check_intact()
+
+
+def view_to_numpy(view: core_files.TensorView) -> np.ndarray:
+    """A layout view's elements decoded into a new numpy array of the view's shape and dtype."""
+    # numpy is loaded here, on first use: comparing dumps reads them through the core without it.
+    import numpy as np
+
+    from opdiff.dumps.numpy_types import numpy_dtype
+
+    out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
+    view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
+    return out
 
 
 @dataclass(frozen=True)

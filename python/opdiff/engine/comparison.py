@@ -5,13 +5,15 @@ Ctrl-C."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple, TypedDict, Union
 
 from opdiff.dumps.discovery import FileKind
+from opdiff.engine.driver import drive
 from opdiff.engine.options import CompareOptions, IdsLike, PathLike
 from opdiff.engine.tensor_engine import Engine
 from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike, is_quantized_run, plan_and_quant_skips, unused_dump_notes
+from opdiff.plugins import Plugins
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter
 from opdiff.report.tensor.views import TENSOR_VIEWS
 from opdiff.results.columns import CsvColumns
@@ -39,6 +41,9 @@ class CompareKeywords(TypedDict, total=False):
     threads: Optional[int]
     progress: bool
     csv: Optional[PathLike]
+    ffts: bool
+    plugins: Union[Plugins, PathLike, None]
+    algorithm_options: str
 
 
 def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = None,
@@ -55,13 +60,15 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
     always compares everything). ``all_occurrences`` compares every dump of an op, not only the
     newest (see :func:`plan`). When either side holds statistics dumps (``{dump name}.csv``), the
     result is a :class:`opdiff.results.statistics_report.StatisticsReport` instead
-    (docs/scenario-statistics.md).
+    (docs/scenario-statistics.md). ``plugins`` (a folder, as ``-c DIR``, or
+    :meth:`opdiff.plugins.Plugins.of` Python functions) adds custom algorithms, which
+    ``algorithms`` selects by name (docs/plugins.md).
     """
     options = (options or CompareOptions()).replace(**keywords)
     rules = options.read_rules()
     scenario, plans, my_index, golden_index, quant_skipped = plan_and_quant_skips(
         my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close, quant_fusion_rule=rules.quant,
-        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences,
+        ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences, slices_apart=options.ffts,
     )
     quantized = is_quantized_run(my_index, rules.fusion, rules.quant)
     notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
@@ -79,6 +86,7 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
         my_address=my_index.kind is FileKind.NPU,
         golden_address=golden_index.kind is FileKind.NPU,
         overflow=options.overflow_detection,
+        custom=options.custom_algorithms,
     )
     report = Report(scenario, my_index.folder, golden_index.folder, columns, quantized=quantized,
                     graph=rules.fusion, views=TENSOR_VIEWS, my_files=my_files_of(plans))
@@ -95,40 +103,14 @@ def my_files_of(plans: Sequence[OpPlan]) -> Dict[str, str]:
 
 
 def _fill(report: Report, engine: Engine, plans: Sequence[OpPlan], writer: Optional[ReferenceCsvWriter], progress: bool) -> None:
-    """Append the engine's rows of `plans` to `report` and write them as they come; Ctrl-C stops
-    the run with ``complete=False``."""
+    """Run the engine's rows of `plans` through the driver, with a progress bar when asked."""
     bar = None
     if progress:
         from opdiff.engine.progress_bar import ProgressBar  # rich's progress module, for terminals only
 
         bar = ProgressBar(len(plans))
-    failed = True
-    try:
-        if bar is not None:
-            bar.start()
-        for row in engine.rows(plans, on_plan_done=(lambda plan, rows: bar.advance()) if bar else None):
-            report.rows.append(row)
-            if writer is not None:
-                writer.write(row)
-        failed = False
-    except KeyboardInterrupt:
-        report.complete = False
-        failed = False
-    finally:
-        if bar is not None:
-            bar.stop()
-        if writer is not None:
-            _finish_csv(writer, report, failed)
+    advance = (lambda plan, rows: bar.advance()) if bar is not None else None
+    drive(report, engine.rows(plans, on_plan_done=advance), writer, bar)
 
 
-def _finish_csv(writer: ReferenceCsvWriter, report: Report, failed: bool) -> None:
-    """Name the CSV (``.incomplete.csv`` after Ctrl-C); after an error, or when naming it fails
-    (a full disk, a Ctrl-C mid-flush), remove it: outputs are whole or absent."""
-    if failed:
-        writer.discard()
-        return
-    try:
-        report.csv_path = writer.close() if report.complete else writer.abandon()
-    except BaseException:
-        writer.discard()
-        raise
+__all__ = ["CompareKeywords", "compare", "my_files_of"]

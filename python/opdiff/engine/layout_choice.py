@@ -9,6 +9,11 @@ so in the row where it does not. The origin format is the desc's `_datadump_orig
 GE's `origin_format` when the first says ND or RESERVED (a TensorFlow model's 4-D tensor has
 `_datadump_origin_format` ND and `origin_format` NHWC, and read as NCHW its values are scrambled),
 else the origin format the dump's own header records.
+
+The desc is my tensor's own: where matching walked back past a TransData or Cast to the golden's
+op, the dump's original shape is the TransData's output desc's, and so is the format that names
+its axes (a TransData into NC1HWC0 of NHWC [100,7,7,32], fed by a [100,1568] MatMul whose desc
+says ND: the MatMul's desc says nothing of the TransData's axes).
 """
 
 from __future__ import annotations
@@ -36,12 +41,26 @@ def my_layout(positional: bool, target: GoldenTarget) -> Optional[str]:
 
 
 def origin_format(rank: int, target: GoldenTarget, dump_format: Optional[int] = None) -> Optional[str]:
-    """The first format that names the axes of a `rank`-D tensor, if any: the desc's, then the
-    origin format the dump itself records (its original_op's)."""
-    for candidate in (target.format, target.ge_format, None if dump_format is None else format_name(dump_format)):
+    """The first format that names the axes of a `rank`-D tensor, if any: my tensor's own desc's
+    (where it is not the golden op's), the golden op's desc's, then the origin format the dump
+    itself records (its original_op's)."""
+    own: Tuple[Optional[str], ...] = (target.own.format, target.own.ge_format) if target.own is not None else ()
+    dumped = None if dump_format is None else format_name(dump_format)
+    candidates: Tuple[Optional[str], ...] = (*own, target.format, target.ge_format, dumped)
+    for candidate in candidates:
         if candidate in PLAIN_FORMATS.get(rank, ()):
             return candidate
     return None
+
+
+def own_shape(original_shape: Sequence[int], target: GoldenTarget) -> Optional[Shape]:
+    """My tensor's logical shape: the dump's original shape, else its own desc's, else the golden
+    op's desc's."""
+    if original_shape:
+        return tuple(original_shape)
+    if target.own is not None and target.own.shape:
+        return target.own.shape
+    return target.shape
 
 
 def decoded_form(positional: bool, stored_format: int, stored_shape: Sequence[int], original_shape: Sequence[int],
@@ -50,7 +69,7 @@ def decoded_form(positional: bool, stored_format: int, stored_shape: Sequence[in
     shape, else the rule's origin shape), for the core to reconcile with the golden's; None: the
     golden's shape (plain layouts, and tensors that do not say their own)."""
     fallback = my_layout(positional, target), None
-    own: Optional[Shape] = tuple(original_shape) or target.shape
+    own = own_shape(original_shape, target)
     if positional or not own:
         return fallback
     stored = format_name(stored_format)

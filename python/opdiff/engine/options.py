@@ -16,6 +16,7 @@ from opdiff.match.id_selection import IdSelection
 from opdiff.match.planning import RuleLike, read_rule
 from opdiff.numerics.core import DEFAULT_ATOL, DEFAULT_RTOL, tolerances
 from opdiff.numerics.schema import ALGORITHMS
+from opdiff.plugins import Plugins, parse_algorithm_options, read_plugins
 
 PathLike = Union[str, "os.PathLike[str]"]
 # Fusion-rule op ids: the ids themselves, or -r/-s as given, resolved against each run's own rule
@@ -41,6 +42,7 @@ class CompareOptions:
     ids: IdsLike = None  # -r / -s: which fusion-rule op ids are compared (None: all)
     step: Optional[int] = None  # --step: which dump step a folder of several gives (None: the last)
     all_occurrences: bool = False  # --all: every dump of an op, not only the newest
+    ffts: bool = False  # -ffts: FFTS+ manual-mode slices compared slice by slice, without joining them
     algorithms: Tuple[str, ...] = tuple(ALGORITHMS)  # -alg
     rtol: float = DEFAULT_RTOL  # AllClose's relative tolerance
     atol: float = DEFAULT_ATOL  # AllClose's absolute tolerance
@@ -50,6 +52,10 @@ class CompareOptions:
     progress: bool = False  # --progress: a progress bar on the terminal
     csv: Optional[PathLike] = None  # write the rows to this CSV as they come
     mapping_only: bool = False  # -map: plan and list each tensor's files, compare nothing
+    # -c DIR: custom algorithms (selected by name in `algorithms`) and format converters; a folder is
+    # read into memory here, so that it travels with the options (docs/plugins.md)
+    plugins: Union[Plugins, PathLike, None] = None
+    algorithm_options: str = ""  # -a "Name:param=value,param2=value;Name2:param=value"
 
     def __post_init__(self) -> None:
         if self.max_elements < 0:
@@ -61,6 +67,28 @@ class CompareOptions:
         if isinstance(self.ids, IdSelection) and self.fusion_rule is None:
             self.ids.resolve(None)  # its own error: -r and -s need -f
         tolerances(self.rtol, self.atol)  # ValueError for a negative one, as the metrics functions say
+        if self.plugins is not None and not isinstance(self.plugins, Plugins):
+            object.__setattr__(self, "plugins", read_plugins(self.plugins))  # PluginError (a ValueError)
+        parse_algorithm_options(self.algorithm_options)
+        offered = self.plugin_set.algorithm_names if self.plugin_set is not None else ()
+        unknown = [name for name in self.algorithms if name not in ALGORITHMS and name not in offered]
+        if unknown:
+            raise ValueError(f"unknown algorithm {unknown[0]!r}; known: {', '.join(ALGORITHMS + offered)}")
+
+    @property
+    def plugin_set(self) -> Optional[Plugins]:
+        """The plug-ins (-c) as read; None without them."""
+        return self.plugins if isinstance(self.plugins, Plugins) else None
+
+    @property
+    def builtin_algorithms(self) -> Tuple[str, ...]:
+        """The selected algorithms opdiff computes itself (the core's metrics)."""
+        return tuple(name for name in self.algorithms if name in ALGORITHMS)
+
+    @property
+    def custom_algorithms(self) -> Tuple[str, ...]:
+        """The selected plug-in algorithms, in the order -alg names them."""
+        return tuple(name for name in self.algorithms if name not in ALGORITHMS)
 
     def replace(self, **changes: Any) -> CompareOptions:
         """These options with some fields changed (a TypeError names an unknown field)."""

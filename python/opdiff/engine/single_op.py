@@ -20,7 +20,7 @@ import numpy as np
 from opdiff.conventions.dump_names import escape_op_name
 from opdiff.dumps import DumpTensor, read_dump, tensor_metrics
 from opdiff.dumps.core_files import TensorView
-from opdiff.dumps.numpy_types import numpy_dtype
+from opdiff.dumps.reader import view_to_numpy
 from opdiff.engine.options import CompareOptions
 from opdiff.engine.tensor_engine import layout_views
 from opdiff.match.op_matching import OpPlan
@@ -34,9 +34,7 @@ DECADES = tuple(range(-10, 11))
 
 
 def _read(view: TensorView) -> np.ndarray:
-    out = np.empty(tuple(view.shape), dtype=numpy_dtype(view.dtype))
-    view.read_into(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
-    return out
+    return view_to_numpy(view)
 
 
 def _as_float(array: np.ndarray) -> np.ndarray:

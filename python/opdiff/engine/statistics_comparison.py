@@ -4,15 +4,40 @@ discovery finds statistics CSVs on a side."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from opdiff.engine.driver import drive
 from opdiff.engine.statistics_engine import StatisticsEngine
+from opdiff.fileio.atomic import incomplete_name
 from opdiff.graph.gc_pause import gc_paused
 from opdiff.match.op_matching import OpPlan
 from opdiff.report.statistics.views import STATISTICS_VIEWS
 from opdiff.results.scenario import Scenario
 from opdiff.results.statistics_report import PathLike, StatisticsReport
+from opdiff.results.statistics_rows import StatisticsRow
+
+
+@dataclass(frozen=True)
+class _WholeCsv:
+    """The statistics CSV, written whole once the rows are in: its verdict column is judged against
+    every row (see StatisticsVerdict)."""
+
+    report: StatisticsReport
+    target: Path
+
+    def write(self, row: StatisticsRow) -> None:
+        """Nothing yet: the driver keeps the row in the report."""
+
+    def close(self) -> Path:
+        return self.report.to_csv(self.target)
+
+    def abandon(self) -> Path:
+        return self.report.to_csv(incomplete_name(self.target))
+
+    def discard(self) -> None:
+        """Nothing to remove: the file is written only by close or abandon, through a temporary name."""
 
 
 def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: Path, golden_folder: Path,
@@ -23,19 +48,11 @@ def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: P
     verdict (`quantized`: my side is a quantized model, as for the tensor verdict); Ctrl-C returns what was compared, with ``complete=False``."""
     report = StatisticsReport(scenario, my_folder, golden_folder, notes=list(notes), quantized=quantized, views=STATISTICS_VIEWS)
     engine = StatisticsEngine()
+    file = None if csv is None else _WholeCsv(report, Path(csv))
     # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
     with gc_paused():
-        try:
-            for row in engine.rows(list(plans)):
-                report.rows.append(row)
-        except KeyboardInterrupt:
-            report.complete = False
-        report.notes += engine.notes
-        if csv is not None:
-            target = Path(csv)
-            if not report.complete:
-                target = target.with_name(target.stem + ".incomplete.csv")
-            report.csv_path = report.to_csv(target)
+        drive(report, engine.rows(list(plans)), file)
+    report.notes += engine.notes
     return report
 
 

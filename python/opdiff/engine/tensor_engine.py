@@ -8,16 +8,17 @@ headers."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import opdiff._core as _core
 from opdiff.conventions.reference_messages import all_zero_in, shapes_differ, unsupported_data_type
 from opdiff.dumps import DumpFile, DumpFormatError, DumpTensor, read_dump, tensor_stats
 from opdiff.dumps.formats import data_type_name, format_name, format_number
-from opdiff.dumps.reader import dump_of
+from opdiff.dumps.reader import dump_of, view_to_numpy
 from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd
 from opdiff.engine.options import CompareOptions
 from opdiff.match.op_matching import GoldenTarget, OpPlan
@@ -26,6 +27,12 @@ from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.numerics.schema import COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
 from opdiff.results.rows import CompareRow, TensorId
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from opdiff.plugins.algorithms import AlgorithmRunner
+    from opdiff.plugins.converters import ConverterSet
 
 # A batch of pairs closes at this many pairs or this many bytes of my tensors: big enough that the
 # core's threads stay busy and the per-call cost vanishes, small enough that rows (and progress)
@@ -210,6 +217,20 @@ class Engine:
         self.options = options
         self.files = FileCache()
         self._kl = KULLBACK_LEIBLER_DIVERGENCE in options.algorithms
+        # Plug-in algorithms (-c, -alg Name) are loaded once here; without them no row does any
+        # work for them (the built-in path stays as it is).
+        self._custom: Optional[AlgorithmRunner] = None
+        plugins = options.plugin_set
+        if options.custom_algorithms and plugins is not None:
+            from opdiff.plugins import parse_algorithm_options
+            from opdiff.plugins.algorithms import AlgorithmRunner
+
+            self._custom = AlgorithmRunner(plugins, options.custom_algorithms, parse_algorithm_options(options.algorithm_options))
+        self._converters: Optional[ConverterSet] = None
+        if plugins is not None and plugins.converters:
+            from opdiff.plugins.converters import ConverterSet
+
+            self._converters = ConverterSet(plugins)
 
     def rows(self, plans: Sequence[OpPlan], on_plan_done: Optional[Callable[[OpPlan, List[CompareRow]], None]] = None) -> Iterator[CompareRow]:
         """Rows of every plan, in plan order. The next batch is started before the rows of the
@@ -306,9 +327,13 @@ class Engine:
             if target.path is None:
                 work.rows.append(self._row(plan, identity, reasons=(target.reason or "no partner",), **self._lone_fields(mine, tensor)))
                 continue
+            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
+            converted = self._converted_row(plan, identity, mine, target, layout, max_elements) if self._converters else None
+            if converted is not None:  # a plug-in's converter (-c) replaces the core's layout decoding
+                work.rows.append(converted)
+                continue
             work.pairs.append((len(work.rows), identity, tensor, target))
             work.rows.append(None)
-            layout, own_shape = decoded_form(positional, tensor.format, tensor.shape, tensor.original_shape, tensor.origin_format, target)
             requests.append(_core.PairRequest(mine, core_role, k, target.path, _ROLES[target.role], target.index,
                                               None if layout is None else format_number(layout), max_elements, own_shape))
         if not work.rows:
@@ -319,7 +344,6 @@ class Engine:
         """An FFTS+ op: its outputs joined from every slice, compared as arrays (inputs are not joined)."""
         # Joined slices are numpy arrays: numpy is loaded for these ops only, not for every run.
         from opdiff.dumps.ffts import SliceInfo, merged_output
-        from opdiff.numerics.core_adapter import compute_metrics
 
         try:
             slices = [read_dump(path) for path in plan.my_slices]
@@ -343,21 +367,53 @@ class Engine:
                 golden = theirs.to_numpy()
                 if mine.size != golden.size:
                     raise ValueError(f"[{plan.label}] joined slices hold {list(mine.shape)}, the golden {list(golden.shape)}")
-                limit = self.options.max_elements or mine.size
-                metrics = compute_metrics(mine.reshape(-1)[:limit], golden.reshape(-1)[:limit], algorithms=self.options.algorithms, rtol=self.options.rtol,
-                                          atol=self.options.atol, threads=1)
+                rows.append(self._array_row(plan, identity, first, theirs, mine, golden, (plan.my_slices[0], target.path),
+                                            tuple(notes), self.options.max_elements))
             except (DumpFormatError, ValueError, OSError) as error:
                 rows.append(self._row(plan, identity, reasons=(str(error),)))
-                continue
-            rows.append(CompareRow(
-                index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
-                tensor=identity, my_dtype=_dtype_name(first), my_address=str(first.address),
-                golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
-                op_sequence=plan.op_sequence,
-                overflow=_overflow(first, metrics.x) if self.options.overflow_detection else None,
-                metrics=metrics, reasons=tuple(notes) + _reasons(metrics, self.options.algorithms, plan.my_slices[0], target.path),
-            ))
         return rows
+
+    def _array_row(self, plan: OpPlan, identity: TensorId, header: Union[_core.TensorEntry, DumpTensor], theirs: DumpTensor,
+                   mine: np.ndarray, golden: np.ndarray, paths: Tuple[str, str], notes: Tuple[str, ...], limit: int) -> CompareRow:
+        """The row of a pair compared as arrays in Python (FFTS+ joined slices, a plug-in's
+        conversion): the built-in metrics of the first `limit` elements (0: all), then the plug-ins'.
+        ValueError when the element counts differ."""
+        from opdiff.numerics.core_adapter import compute_metrics
+
+        if mine.size != golden.size:
+            raise ValueError(f"[{plan.label}] the converted tensor holds {list(mine.shape)}, the golden {list(golden.shape)}")
+        count = limit or mine.size
+        metrics = compute_metrics(mine.reshape(-1)[:count], golden.reshape(-1)[:count], algorithms=self.options.builtin_algorithms or None,
+                                  rtol=self.options.rtol, atol=self.options.atol, threads=1)
+        row = CompareRow(
+            index=plan.index, op_type=plan.op_type, npu_dump=plan.npu_dump, ground_truth=plan.ground_truth,
+            tensor=identity, my_dtype=_dtype_name(header), my_address=str(header.address),
+            golden_dtype=_dtype_name(theirs), golden_address=str(theirs.address), shape=tuple(mine.shape),
+            op_sequence=plan.op_sequence,
+            overflow=_overflow(header, metrics.x) if self.options.overflow_detection else None,
+            metrics=metrics, reasons=notes + _reasons(metrics, self.options.algorithms, paths[0], paths[1]),
+        )
+        return self._with_custom(paths[0], paths[1], mine, golden, row, limit)
+
+    def _converted_row(self, plan: OpPlan, identity: TensorId, file: _core.TensorFile, target: GoldenTarget,
+                       layout: Optional[str], limit: int) -> Optional[CompareRow]:
+        """The row of a pair whose layout conversion a plug-in offers (-c DIR/format_convert/), None
+        when none does: my stored elements, flat, through ``convert(shape_from, shape_to, array[, group])``,
+        against the golden as it is; a failing converter is the row's reason."""
+        assert self._converters is not None and identity.role is not None and identity.index is not None
+        my_path, golden_path = plan.my_path or "", target.path or ""
+        mine = dump_of(file, my_path).tensor(identity.role, identity.index)
+        conversion = self._converters.find(format_name(mine.format), layout) if layout is not None else None
+        if conversion is None:
+            return None
+        try:
+            theirs = self.files.get(golden_path).tensor(target.role, target.index)
+            golden = theirs.to_numpy()
+            stored = mine.to_numpy(logical=False).reshape(-1)
+            converted = conversion(mine.shape, golden.shape, stored, mine.sub_format)
+            return self._array_row(plan, identity, mine, theirs, converted, golden, (my_path, golden_path), (), limit)
+        except (DumpFormatError, ValueError, OSError) as error:  # PluginError is a ValueError
+            return self._row(plan, identity, reasons=(f"[{plan.label}] {error}",), my_address=str(mine.address), shape=mine.shape)
 
     def _lone_fields(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Dict[str, Any]:
         """The fields a row of my tensor has before (or without) a comparison."""
@@ -386,7 +442,7 @@ class Engine:
         metrics = metrics_from_core(result)
         positional = plan.positional_partner is not None
         my_shape, golden_shape = outcome.my_shape, outcome.golden_shape
-        return CompareRow(
+        row = CompareRow(
             index=plan.index,
             op_type=plan.op_type,
             npu_dump=plan.npu_dump,
@@ -403,6 +459,37 @@ class Engine:
             metrics=metrics,
             reasons=_shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
         )
+        return row if self._custom is None else self._custom_row(work, identity, target, row)
+
+    def _custom_row(self, work: _PlanWork, identity: TensorId, target: GoldenTarget, row: CompareRow) -> CompareRow:
+        """The row with the plug-in algorithms' cells: both sides decoded here as the core laid them
+        out (numpy arrays, for the plug-ins' Python), only when plug-ins are selected."""
+        plan = work.plan
+        my_path, golden_path = plan.my_path or "", target.path or ""
+        try:
+            assert work.file is not None and identity.role is not None and identity.index is not None
+            mine = dump_of(work.file, my_path).tensor(identity.role, identity.index)
+            theirs = self.files.get(golden_path).tensor(target.role, target.index)
+            my_view, golden_view = layout_views(plan.positional_partner is not None, mine, theirs, target, plan.label)
+            my, golden = view_to_numpy(my_view), view_to_numpy(golden_view)
+        except (DumpFormatError, ValueError, OSError) as error:
+            assert self._custom is not None
+            cells = tuple((name, "NaN") for name in self._custom.functions)
+            return dataclasses.replace(row, custom=cells, reasons=row.reasons + (f"[{plan.label}] {error}",))
+        # The reference applies -max against golden files only, not NPU against NPU (as the core does).
+        limit = 0 if plan.positional_partner is not None else self.options.max_elements
+        return self._with_custom(my_path, golden_path, my, golden, row, limit)
+
+    def _with_custom(self, my_path: str, golden_path: str, my: np.ndarray, golden: np.ndarray, row: CompareRow,
+                     limit: int) -> CompareRow:
+        """`row` with the plug-ins' cells for these two arrays (the first `limit` elements; 0: all)
+        and their messages after its own."""
+        if self._custom is None:
+            return row
+        from opdiff.plugins.algorithms import PairFiles
+
+        cells, messages = self._custom.run(my.reshape(-1), golden.reshape(-1), PairFiles(my_path, golden_path, tuple(row.shape or ())), limit)
+        return dataclasses.replace(row, custom=cells, reasons=row.reasons + messages)
 
     def _lone_overflow(self, file: Optional[_core.TensorFile], mine: _core.TensorEntry) -> Optional[bool]:
         """Overflow of a tensor that has no partner: the reference still checks my side."""

@@ -73,6 +73,15 @@ def write_bytes(target: PathLike, data: bytes, *, mode: Optional[int] = None) ->
     return Path(target)
 
 
+def incomplete_name(target: Path) -> Path:
+    """Where a run stopped by Ctrl-C keeps its result: ``{stem}.incomplete{suffix}`` beside it.
+
+    >>> incomplete_name(Path("out/result.csv")).name
+    'result.incomplete.csv'
+    """
+    return target.with_name(f"{target.stem}.incomplete{target.suffix}")
+
+
 def place_without_clobbering(source: Path, target: Path) -> Path:
     """Give `source` the name `target`, or ``{stem}_1{suffix}``, ``_2``... when that name is taken
     (two runs in one folder within the same second), atomically: a hard link never replaces a file.

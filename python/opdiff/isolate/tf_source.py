@@ -14,7 +14,7 @@ from opdiff.isolate.decode import Dumped
 from opdiff.isolate.source_model import IsolateInputError
 from opdiff.isolate.subgraph import NotIsolated
 from opdiff.producers.tf.fetch import session_config
-from opdiff.producers.tf.graph import loop_interior, read_graph_def
+from opdiff.producers.tf.graph import loop_interior, read_model_graph_def
 from opdiff.producers.tf.random_ops import SEEDED_BY_ATTRIBUTES, SEEDED_BY_INPUTS
 from opdiff.producers.tf.support import MissingTensorFlowError, TfGraphDef, require_tensorflow
 
@@ -28,12 +28,12 @@ READ_TYPES = frozenset({"Identity", "Snapshot"})
 
 
 def load_tf_source(path: Path, threads: int = 0) -> TfSource:
-    """The frozen GraphDef at `path`, ready to re-run its ops; IsolateInputError naming the file
-    when it is not one or TensorFlow is missing."""
+    """The frozen GraphDef at `path` (or the graph of a training step's ``.meta``), ready to re-run
+    its ops; IsolateInputError naming the file when it is not one or TensorFlow is missing."""
     if not path.is_file():
         raise IsolateInputError(f"{path}: --isolate: no such file")
     try:
-        return TfSource(path, read_graph_def(path), threads)
+        return TfSource(path, read_model_graph_def(path), threads)
     except MissingTensorFlowError as error:
         raise IsolateInputError(f"{path}: --isolate: {error}") from None
     except ValueError as error:

@@ -27,6 +27,17 @@ ANY_TO_MULTI = (Relation.ONE_TO_MULTI, Relation.MULTI_TO_MULTI)  # groups of sev
 
 
 @dataclass(frozen=True)
+class OwnDesc:
+    """The logical form my tensor's own output desc states, where matching walked back past its op
+    to find the golden (a TransData or Cast): the dump's original shape is this desc's, so its
+    origin format names the dump's axes, whatever the golden op's desc says."""
+
+    format: Optional[str] = None  # `_datadump_origin_format`, else GE's `origin_format`
+    ge_format: Optional[str] = None  # GE's `origin_format`, where `format` may say ND
+    shape: Optional[Tuple[int, ...]] = None
+
+
+@dataclass(frozen=True)
 class GoldenTarget:
     """Where the partner of one tensor is, and the logical format/shape to compare it in.
 
@@ -41,6 +52,7 @@ class GoldenTarget:
     reason: Optional[str] = None
     skip: bool = False  # not compared at all (quant exclusions): no row
     ge_format: Optional[str] = None  # GE's origin_format of the tensor, where `format` may say ND
+    own: Optional[OwnDesc] = None  # my tensor's own desc, where it is not the golden op's
 
 
 @dataclass(frozen=True)
@@ -135,6 +147,15 @@ def _no_ground_truth(label: str, tensor: str) -> GoldenTarget:
     return GoldenTarget(None, reason=no_ground_truth_for_tensor(label, tensor))
 
 
+def _own_desc(op: Op, k: int, source: Op) -> Optional[OwnDesc]:
+    """The desc of `op`'s output `k` when the golden is `source`'s (walked back): None when the two
+    are the same op, or `op` has no desc."""
+    own, _ = _desc_of(op, k)
+    if source is op or own is None:
+        return None
+    return OwnDesc(own.origin_format or None, own.ge_origin_format or None, own.origin_shape or None)
+
+
 def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:
     source, position = _walk_pass_through(fm, op, k)
     desc, position = _desc_of(source, position)
@@ -147,7 +168,8 @@ def _target_for_output(fm: FusionMap, op: Op, k: int, lookup: _GoldenLookup, lab
         if unreadable is not None:  # a golden exported from a tfdbg root: its tensor could not be read
             return GoldenTarget(None, reason=f"{no_ground_truth_for_tensor(label, tensor)} {unreadable}")
         return _no_ground_truth(label, tensor)
-    return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None, ge_format=desc.ge_origin_format or None)
+    return GoldenTarget(path, role, index, desc.origin_format or None, desc.origin_shape or None,
+                        ge_format=desc.ge_origin_format or None, own=_own_desc(op, k, source))
 
 
 def _target_for_input(fm: FusionMap, op: Op, ref: InputRef, lookup: _GoldenLookup, label: str, tensor: str) -> GoldenTarget:

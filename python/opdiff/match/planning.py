@@ -20,7 +20,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 RuleLike = Union[PathLike, FusionMap, None]
 
 
-def _index_side(path: PathLike, step: Optional[int], with_fusion_rule: bool) -> DumpIndex:
+def _index_side(path: PathLike, step: Optional[int], with_fusion_rule: bool, slices_apart: bool = False) -> DumpIndex:
     root = Path(path)
     if not root.exists():
         raise ValueError(f"{root}: no such file or folder")
@@ -28,7 +28,7 @@ def _index_side(path: PathLike, step: Optional[int], with_fusion_rule: bool) -> 
         raise ValueError(f"{root}: a dump folder is expected here")
     root = tfdbg_golden(root, step)
     leaf = choose_leaf(root, find_leaves(root), step)
-    return index_folder(leaf.folder, with_fusion_rule=with_fusion_rule)
+    return index_folder(leaf.folder, with_fusion_rule=with_fusion_rule, slices_apart=slices_apart)
 
 
 def tfdbg_golden(root: Path, step: Optional[int]) -> Path:
@@ -109,6 +109,7 @@ def plan(
     ids: Optional[Sequence[int]] = None,
     step: Optional[int] = None,
     all_occurrences: bool = False,
+    slices_apart: bool = False,
 ) -> Tuple[Scenario, List[OpPlan], DumpIndex, DumpIndex]:
     """Index both sides and match them: the scenario, the op plans and the two indexes.
 
@@ -118,7 +119,7 @@ def plan(
     named ``op#k`` and ordered run by run."""
     scenario, plans, my_index, golden_index, _ = plan_and_quant_skips(
         my, golden, fusion_rule=fusion_rule, close_fusion_rule=close_fusion_rule, quant_fusion_rule=quant_fusion_rule,
-        ids=ids, step=step, all_occurrences=all_occurrences,
+        ids=ids, step=step, all_occurrences=all_occurrences, slices_apart=slices_apart,
     )
     return scenario, plans, my_index, golden_index
 
@@ -133,11 +134,13 @@ def plan_and_quant_skips(
     ids: Optional[Sequence[int]],
     step: Optional[int],
     all_occurrences: bool,
+    slices_apart: bool = False,
 ) -> Tuple[Scenario, List[OpPlan], DumpIndex, DumpIndex, FrozenSet[str]]:
-    """:func:`plan`, plus the ops the quant filter skipped (they have no plan, and the report says so)."""
+    """:func:`plan`, plus the ops the quant filter skipped (they have no plan, and the report says so).
+    `slices_apart` (``-ffts``): FFTS+ manual-mode slices are compared slice by slice, not joined."""
     has_rule = fusion_rule is not None or quant_fusion_rule is not None
-    my_index = _index_side(my, step, has_rule)
-    golden_index = _index_side(golden, step, has_rule)
+    my_index = _index_side(my, step, has_rule, slices_apart)
+    golden_index = _index_side(golden, step, has_rule, slices_apart)
     rules = (read_rule(fusion_rule), read_rule(close_fusion_rule), read_rule(quant_fusion_rule))
     scenario, plans, quant = plan_comparison(my_index, golden_index, *rules, ids)
     quant_skipped = quant.skipped_ops if quant is not None else frozenset()

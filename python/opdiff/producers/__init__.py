@@ -1,6 +1,7 @@
-"""Golden and device-style data from real frameworks (ONNX Runtime, TensorFlow), without an NPU.
+"""Golden and device-style data from real frameworks (ONNX Runtime, TensorFlow, Caffe), without an NPU.
 
-Needs the optional extra: ``pip install "opdiff[onnx]"`` (dump_onnx) or ``"opdiff[tf]"`` (dump_tf).
+Needs the optional extra: ``pip install "opdiff[onnx]"`` (dump_onnx, and dump_caffe: Caffe nets run
+through ONNX Runtime) or ``"opdiff[tf]"`` (dump_tf).
 
 >>> from opdiff.producers import DumpOptions, Precision
 >>> DumpOptions(fusion=True, precision=Precision.FP16).resolved_kind().value
@@ -12,6 +13,11 @@ The names are imported from their modules on first use (PEP 562), as in the `opd
 from opdiff._lazy_exports import lazy_exports
 
 _EXPORTS = {
+    "CaffeLayerError": "opdiff.producers.caffe.builder",
+    "CaffeModel": "opdiff.producers.caffe.dump",
+    "dump_caffe": "opdiff.producers.caffe.dump",
+    "load_caffe": "opdiff.producers.caffe.dump",
+    "CaffeFileError": "opdiff.producers.caffe.reader",
     "DeviceLayout": "opdiff.producers.onnx.device_dump",
     "DumpOptions": "opdiff.producers.onnx.dump",
     "DumpResult": "opdiff.producers.onnx.dump",
@@ -25,6 +31,8 @@ _EXPORTS = {
     "TfDumpOptions": "opdiff.producers.tf.dump",
     "TfDumpResult": "opdiff.producers.tf.dump",
     "dump_tf": "opdiff.producers.tf.dump",
+    "TfTrainOptions": "opdiff.producers.tf.train_dump",
+    "dump_tf_train": "opdiff.producers.tf.train_dump",
     "MissingTensorFlowError": "opdiff.producers.tf.support",
     "require_tensorflow": "opdiff.producers.tf.support",
 }

@@ -1,5 +1,10 @@
 """Types of the names opdiff.producers exports lazily (__init__.py)."""
 
+from opdiff.producers.caffe.builder import CaffeLayerError as CaffeLayerError
+from opdiff.producers.caffe.dump import CaffeModel as CaffeModel
+from opdiff.producers.caffe.dump import dump_caffe as dump_caffe
+from opdiff.producers.caffe.dump import load_caffe as load_caffe
+from opdiff.producers.caffe.reader import CaffeFileError as CaffeFileError
 from opdiff.producers.onnx.device_dump import DeviceLayout as DeviceLayout
 from opdiff.producers.onnx.dump import DumpOptions as DumpOptions
 from opdiff.producers.onnx.dump import DumpResult as DumpResult
@@ -15,3 +20,5 @@ from opdiff.producers.tf.dump import TfDumpResult as TfDumpResult
 from opdiff.producers.tf.dump import dump_tf as dump_tf
 from opdiff.producers.tf.support import MissingTensorFlowError as MissingTensorFlowError
 from opdiff.producers.tf.support import require_tensorflow as require_tensorflow
+from opdiff.producers.tf.train_dump import TfTrainOptions as TfTrainOptions
+from opdiff.producers.tf.train_dump import dump_tf_train as dump_tf_train

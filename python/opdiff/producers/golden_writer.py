@@ -51,7 +51,8 @@ def write_golden(folder: Path, tensors: Mapping[str, np.ndarray], origins: Mappi
             notes.append(f"tensor {tensor}: {array.dtype} values are not written")
             continue
         target = names.path_for(golden_file_name(origin.op, origin.index, timestamp))
-        save_npy(target, np.ascontiguousarray(array))  # whole or absent
+        # save_npy writes the file whole or not at all; np.ascontiguousarray would make a scalar 1-D
+        save_npy(target, np.require(array, requirements='C'))
         written.append(GoldenFile(tensor, origin, target))
     names.write_mapping()
     return written, notes

@@ -65,20 +65,27 @@ def row_identity_json(row: RowIdentity) -> Dict[str, Any]:
     }
 
 
-def report_envelope(report: Result, schema: str) -> Dict[str, Any]:
-    """The leading fields every JSON report has (tensor and statistics alike): schema, version,
-    creation time, scenario, folders and completeness."""
+def envelope(schema: str, *, my: str, golden: str, complete: bool, scenario: Optional[str] = None) -> Dict[str, Any]:
+    """The leading fields every JSON document of opdiff has (a comparison's report and the summary
+    of many runs): schema, version, creation time, the scenario where there is one, the two sides
+    and completeness."""
     from opdiff import __version__
 
-    return {
+    head: Dict[str, Any] = {
         "schema": schema,
         "opdiff_version": __version__,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "scenario": report.scenario.value,
-        "my": str(report.my_folder),
-        "golden": str(report.golden_folder),
-        "complete": report.complete,
     }
+    if scenario is not None:
+        head["scenario"] = scenario
+    head.update({"my": my, "golden": golden, "complete": complete})
+    return head
+
+
+def report_envelope(report: Result, schema: str) -> Dict[str, Any]:
+    """The leading fields of a comparison's JSON report (tensor and statistics alike)."""
+    return envelope(schema, my=str(report.my_folder), golden=str(report.golden_folder), complete=report.complete,
+                    scenario=report.scenario.value)
 
 
 def write_json_document(document: Dict[str, Any], path: Path) -> Path:

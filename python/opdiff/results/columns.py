@@ -18,6 +18,9 @@ class CsvColumns:
     my_address: bool = True  # dropped when the -m side holds .npy files
     golden_address: bool = True  # dropped when the -g side holds .npy files
     overflow: bool = False  # with -overflow_detection / -advisor
+    # which of `algorithms` are plug-ins (-c): their cells are the rows' texts (CompareRow.custom),
+    # in the place -alg gives them among the built-ins, as the reference writes them
+    custom: Sequence[str] = ()
 
     def header(self) -> List[str]:
         names = ["Index"]

@@ -68,10 +68,16 @@ class CompareRow:
     reasons: Tuple[str, ...] = ()
     # the op's own error (opdiff compare --isolate): the output re-run alone on the device's inputs
     local: Optional[LocalError] = None
+    # the plug-in algorithms' cells (-c, -alg Name): (name, text as the plug-in returned it), in -alg order
+    custom: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def compared(self) -> bool:
         return self.metrics is not None
+
+    def custom_value(self, name: str) -> Optional[str]:
+        """The text plug-in algorithm `name` gave this row (None: not run on it)."""
+        return next((text for key, text in self.custom if key == name), None)
 
     @property
     def tensor_index(self) -> str:

@@ -100,6 +100,7 @@ class RunsSummary:
     end: JobEnd = JobEnd.COMPLETE
     stopped_by: Optional[str] = None  # what ended it early, in words ("interrupted (Ctrl-C)", "the scheduler was lost: ...")
     path: Optional[Path] = None  # where the JSON summary was written
+    warnings: List[str] = field(default_factory=list)  # the plan's (a rule found by its trailing id only), not in the JSON
 
     @property
     def complete(self) -> bool:

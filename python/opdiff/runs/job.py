@@ -84,11 +84,13 @@ def compare_runs(
     executor: Optional[Executor] = None,
     on_run: Optional[Callable[[RunEntry], None]] = None,
     per_run: Optional[RunWriter] = None,
+    on_warning: Optional[Callable[[str], None]] = None,
 ) -> RunsSummary:
     """Compare every run `request` names (docs/many-runs.md) with `executor` (default: this
     machine) and write the CSVs and the summary into `out`. ValueError for inputs no run can use.
     `on_run` hears of each run as its CSV is written (the CLI prints a line); `per_run` writes a
-    compared run's further files, here on the client, before its rows are dropped."""
+    compared run's further files, here on the client, before its rows are dropped; `on_warning`
+    hears the plan's warnings before any run starts (they are in the summary's `warnings` too)."""
     executor = executor or LocalExecutor()
     options = request.options  # -r/-s without -f: refused when the options were made
     out_folder = Path(out)
@@ -98,6 +100,9 @@ def compare_runs(
     if quant.is_folder:
         raise ValueError(f"{options.quant_fusion_rule}: -q takes one quant fusion rule, not a folder")
     plan = plan_runs(executor.views(request.my, request.golden, options.step), rules)
+    if on_warning is not None:
+        for warning in plan.warnings:
+            on_warning(warning)
     ts = timestamp()
     builder = SummaryBuilder(request.my, request.golden, verdict)
     for skipped in plan.skipped:
@@ -137,6 +142,7 @@ def compare_runs(
         if task.key not in builder.entries:
             builder.add_not_compared(task.key, stopped_by or "not finished", RunStatus.MISSING)
     summary = builder.build(end, stopped_by, verdict.name if verdict is not None else "default")
+    summary.warnings = list(plan.warnings)
     summary.path = write_summary_json(summary, out_folder / runs_summary_file_name(ts))
     return summary
 

@@ -2,7 +2,8 @@
 
 Pairing (docs/many-runs.md): ``-m`` a tree and ``-g`` one folder compares every run with that folder
 (NPU vs golden, or every run against one run of the tree); two trees pair runs by (device, model,
-step). A run without a partner, or without a rule, is kept as a skipped run with its reason, so that
+step); ``-g`` a golden of numbered steps gives each run the golden step of its own
+number. A run without a partner, or without a rule, is kept as a skipped run with its reason, so that
 the summary lists it and the other runs go on.
 
 A *location* is where files are seen: ``"local"`` for this machine, a worker's address on a cluster.
@@ -13,6 +14,7 @@ location that sees both of its sides.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, List, Mapping, Tuple
 
 from opdiff.runs.rules import RuleSet
@@ -55,6 +57,7 @@ class RunPlan:
     runs: List[PlannedRun] = field(default_factory=list)
     skipped: List[SkippedRun] = field(default_factory=list)
     golden_is_tree: bool = False
+    warnings: List[str] = field(default_factory=list)  # e.g. a rule found by its trailing id only, once per model
 
     @property
     def keys(self) -> List[RunKey]:
@@ -86,13 +89,15 @@ def plan_runs(views: Mapping[str, SideViews], rules: RuleSet) -> RunPlan:
 
     plan = RunPlan(golden_is_tree=golden_is_tree)
     for key in sorted(my_places):
-        reason = rules.for_model(key.model).reason
-        if reason is not None:
-            plan.skipped.append(SkippedRun(key, reason))
+        choice = rules.for_model(key.model)
+        if choice.reason is not None:
+            plan.skipped.append(SkippedRun(key, choice.reason))
             continue
-        golden_at = golden_places.get(key) if golden_is_tree else _single_golden(golden_views, key.step)
+        if choice.warning is not None and choice.warning not in plan.warnings:
+            plan.warnings.append(choice.warning)
+        golden_at = golden_places.get(key) if golden_is_tree else _golden_of(golden_views, key.step)
         if not golden_at:
-            plan.skipped.append(SkippedRun(key, f"no golden run for device {key.device}, model {key.model}, step {key.step}"))
+            plan.skipped.append(SkippedRun(key, _no_golden(key, golden_views)))
             continue
         places = tuple(Place(location, my_places[key][location], golden_at[location])
                        for location in sorted(my_places[key]) if location in golden_at)
@@ -110,17 +115,27 @@ def plan_runs(views: Mapping[str, SideViews], rules: RuleSet) -> RunPlan:
 def _runs_of(view: SideView) -> List[Tuple[RunKey, str]]:
     if view.single is not None:
         return [(RunKey.of_folder(view.single), view.single)]
+    if view.steps:  # numbered golden steps on the -m side: a run each
+        return [(RunKey("-", Path(folder).parent.name, step), folder) for step, folder in view.steps]
     return [(run.key, run.folder) for run in view.runs]
 
 
-def _single_golden(golden_views: Mapping[str, SideView], step: int) -> Dict[str, str]:
-    """The one golden folder each location sees; from a tfdbg root's steps, that of `step`."""
-    found = {location: view.single for location, view in golden_views.items() if view.single is not None}
+def _golden_of(golden_views: Mapping[str, SideView], step: int) -> Dict[str, str]:
+    """Where each location sees the golden of a run of step `step`: the one golden folder, or the
+    golden step of that number."""
+    found: Dict[str, str] = {}
     for location, view in golden_views.items():
-        folder = dict(view.steps).get(step)
+        folder = view.single if view.single is not None else view.step_folder(step)
         if folder is not None:
             found[location] = folder
     return found
+
+
+def _no_golden(key: RunKey, golden_views: Mapping[str, SideView]) -> str:
+    steps = sorted({number for view in golden_views.values() for number, _ in view.steps})
+    if steps:
+        return f"no golden step {key.step} (the golden's steps: {', '.join(map(str, steps))})"
+    return f"no golden run for device {key.device}, model {key.model}, step {key.step}"
 
 
 def _no_view_message(flag: str, views: Mapping[str, SideView]) -> str:

@@ -37,6 +37,7 @@ class RuleChoice:
 
     rule: Optional[FusionMap]
     reason: Optional[str] = None
+    warning: Optional[str] = None  # the rule was found by its trailing id only: the names' timestamps differ
 
 
 @dataclass
@@ -54,7 +55,8 @@ class RuleSet:
 
     def for_model(self, model: str) -> RuleChoice:
         """The rule for runs of `model`: its name among the rules' graph names; else, where the
-        names differ in their timestamps, the one rule with the same trailing numeric id."""
+        names differ in their timestamps, the one rule with the same trailing numeric id, with a
+        warning (the graph and the dump were not made at the same time)."""
         if not self.is_folder:
             return RuleChoice(self.single)
         if model in self.by_name:
@@ -63,11 +65,21 @@ class RuleSet:
             return RuleChoice(None, self.ambiguous[model])
         wanted = _TRAILING_ID.search(model)
         if wanted is not None:
-            same_id = {id(rule): rule for name, rule in self.by_name.items()
-                       if (found := _TRAILING_ID.search(name)) is not None and found.group(1) == wanted.group(1)}
+            same_id: Dict[int, Tuple[str, FusionMap]] = {}
+            for name, rule in self.by_name.items():
+                found = _TRAILING_ID.search(name)
+                if found is not None and found.group(1) == wanted.group(1):
+                    same_id.setdefault(id(rule), (name, rule))
             if len(same_id) == 1:
-                return RuleChoice(next(iter(same_id.values())))
+                ((name, rule),) = same_id.values()
+                return RuleChoice(rule, warning=timestamp_warning(model, name, self.source))
         return RuleChoice(None, f"no fusion rule for model {model} in {self.source}")
+
+
+def timestamp_warning(model: str, graph: str, source: Optional[Path]) -> str:
+    """What a run is told when its model folder and its rule's graph differ in the timestamp only."""
+    return (f"model {model}: no graph of that name in {source}; the graph {graph}, the same but for its timestamp, "
+            "is its rule. They were not dumped at the same time: the result may be incorrect")
 
 
 def read_rules(given: RuleLike) -> RuleSet:

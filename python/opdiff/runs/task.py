@@ -89,7 +89,8 @@ def _map_run(task: RunTask, place: Place, location: str) -> RunOutcome:
     try:
         rules = options.read_rules()
         _, plans, _, _ = plan(place.my, place.golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close,
-                              quant_fusion_rule=rules.quant, ids=rules.ids, all_occurrences=options.all_occurrences)
+                              quant_fusion_rule=rules.quant, ids=rules.ids, all_occurrences=options.all_occurrences,
+                              slices_apart=options.ffts)
     except (ValueError, OSError, GraphFormatError) as error:
         return RunOutcome(task.key, location, reason=str(error))
     rows = list(mapping_rows(sorted(plans, key=lambda op_plan: op_plan.index)))

@@ -4,6 +4,10 @@
 A folder at the ``{model_id}`` level or below is one run (the newest step, or ``--step N``), as a
 single comparison takes it; a folder at the ``{model}``, ``{device}`` or ``{time}`` level is a tree: one
 run per (device, model, step) below it, every step included unless ``--step N`` restricts it.
+
+A golden folder of numbered steps (``{step}/`` folders of golden ``.npy`` files right below it, a
+framework run dumped step by step) is neither: each run of ``-m`` meets the golden step of its own
+number.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from opdiff.conventions.dump_names import is_golden_name, is_npu_dump_name
 from opdiff.dumps.discovery import DumpLeaf, choose_leaf, find_leaves
 from opdiff.dumps.tfdbg.detect import tfdbg_version
 
@@ -59,13 +64,17 @@ class SideView:
     runs: Tuple[RunFolder, ...] = ()
     single: Optional[str] = None
     error: Optional[str] = None
-    # a tfdbg root's steps as golden folders (step number -> folder): each run of -m meets the
-    # golden step of its own step number
+    # a golden of numbered steps, or a tfdbg root's steps: (step, its folder), by step; each run
+    # of -m meets the golden step of its own number
     steps: Tuple[Tuple[int, str], ...] = ()
 
     @property
     def is_tree(self) -> bool:
         return self.error is None and self.single is None and not self.steps
+
+    def step_folder(self, step: int) -> Optional[str]:
+        """The folder of golden step `step`, where this side is a golden of numbered steps."""
+        return next((folder for number, folder in self.steps if number == step), None)
 
 
 def view_side(root: str, step: Optional[int]) -> SideView:
@@ -81,6 +90,9 @@ def view_side(root: str, step: Optional[int]) -> SideView:
     if not leaves:
         return SideView(root, error=f"{root}: no dump files found")
     depth = len(path.parts)
+    steps = numbered_golden_steps(leaves, depth, step)
+    if steps:
+        return SideView(root, steps=steps)
     if all(len(leaf.folder.parts) - depth < TREE_DEPTH for leaf in leaves):
         try:
             return SideView(root, single=str(choose_leaf(path, leaves, step).folder))
@@ -105,6 +117,20 @@ def _tfdbg_view(root: str, step: Optional[int]) -> SideView:
     if not steps:
         return SideView(root, error=f"{root}: no run of this tfdbg root counts as a step ({dump.rule})")
     return SideView(root, steps=tuple((number, str(folder)) for number, folder in steps))
+
+
+def numbered_golden_steps(leaves: List[DumpLeaf], depth: int, step: Optional[int]) -> Tuple[Tuple[int, str], ...]:
+    """(step, folder) of each step of a golden of numbered steps, by step (only `step` where given):
+    every leaf a digit-named folder right below the root, holding golden files and no NPU dump.
+    Empty for any other side (a tree, one run, a flat golden folder)."""
+    if not leaves or any(leaf.step is None or len(leaf.folder.parts) - depth != 1 for leaf in leaves):
+        return ()
+    for leaf in leaves:
+        names = os.listdir(leaf.folder)
+        if any(is_npu_dump_name(name) for name in names) or not any(is_golden_name(name) for name in names):
+            return ()
+    numbered = sorted((leaf.step, str(leaf.folder)) for leaf in leaves if leaf.step is not None)
+    return tuple(pair for pair in numbered if step is None or pair[0] == step)
 
 
 def _tree_view(root: str, leaves: List[DumpLeaf], depth: int, step: Optional[int]) -> SideView:

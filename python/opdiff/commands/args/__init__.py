@@ -4,13 +4,17 @@ parser and, where it has one, parses them into its part of the one
 
 | module | flags |
 | --- | --- |
-| dump_paths | -m, -g, --step, --all |
+| dump_paths | -m, -g, --step, --all, -ffts |
 | rules | -f, -cf, -q, -r, -s |
-| output | -out / --output (and dump-onnx's and dump-tf's -o) |
+| output | -out / --output (and the dump commands' -o) |
 | threads | -j / --threads |
+| model_inputs | --input, --random-inputs, --input-shape (dump-onnx, dump-tf, dump-caffe, precision) |
+| onnx_run | --dtype, --keep-fp32, --keep-fp32-file, --qdq, --skip-file (dump-onnx, precision) |
+| precision_search | precision's target, ranking, search and device-loop flags |
+| plugins | -c, -a (and convert's -c) |
 | verdict | -alg, -max, -overflow_detection, --fail-under, --fail, --thresholds |
 | reports | --report, -advisor, --ignore-ops, --progress, -map |
-| isolation | --isolate |
+| isolation | --isolate, --isolate-weights |
 | cluster | --scheduler, --tls-*, --lost-after |
 | single_op | -op and its detail flags |
 """

@@ -9,9 +9,13 @@ from opdiff.engine.options import CompareOptions
 from opdiff.match.id_selection import IdSelection
 
 
-def add_rules(parser: argparse.ArgumentParser) -> None:
+def add_fusion_rule(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-f", "--fusion-rule-file", type=Path,
                         help="the NPU model: .om file, its atc --mode=1 JSON, or a GE graph dump (ge_proto_*.txt, ge_onnx_*.pbtxt)")
+
+
+def add_rules(parser: argparse.ArgumentParser) -> None:
+    add_fusion_rule(parser)
     parser.add_argument("-cf", "--close-fusion-rule-file", type=Path, help="the fusion-off model (.om, JSON or GE graph dump), with -f")
     parser.add_argument("-q", "--quant-fusion-rule-file", type=Path, help="the quantization fusion rule (.om or JSON), with -f")
     selection = parser.add_mutually_exclusive_group()

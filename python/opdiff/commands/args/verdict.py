@@ -14,11 +14,15 @@ from opdiff.results.statistics_verdict import StatisticsThreshold, is_statistics
 from opdiff.results.verdict import REFERENCE_THRESHOLDS, Threshold, ThresholdVerdict, Verdict
 
 
-def parse_algorithms(tokens: Optional[Sequence[str]]) -> List[str]:
+def parse_algorithms(tokens: Optional[Sequence[str]], custom: Sequence[str] = ()) -> List[str]:
+    """-alg's names and indices as names; `custom` names the plug-ins (-c), which only -alg selects
+    (never the default, all built-ins, as in the reference)."""
     if not tokens:
         return list(_resolve_algorithms(None))
     items = [part.strip() for token in tokens for part in token.split(",") if part.strip()]
-    return list(_resolve_algorithms(items))
+    builtin = [item for item in items if item not in custom]
+    names = iter(_resolve_algorithms(builtin) if builtin else ())
+    return [item if item in custom else next(names) for item in items]
 
 
 def parse_verdict(fail_under: Sequence[str], thresholds: str) -> Optional[Verdict]:
@@ -66,9 +70,8 @@ def add_verdict(parser: argparse.ArgumentParser) -> None:
                         "NPU against NPU always compares everything)")
     parser.add_argument("-overflow_detection", "--overflow-detection", action="store_true",
                         help="add the OverFlow column (fp16 |x| >= 65504 or Inf on my side)")
-    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="replace the default verdict by these limits (repeatable; CosineSimilarity fails below VALUE, "
-                        "error metrics and NormRatioError above it) and exit 3 when a row violates one")
+    add_fail_under(parser, "replace the default verdict by these limits (repeatable; CosineSimilarity fails below VALUE, "
+                   "error metrics and NormRatioError above it) and exit 3 when a row violates one")
     parser.add_argument("--fail", action="store_true",
                         help="exit 3 when the verdict fails any tensor (for CI)")
     parser.add_argument("--thresholds", choices=("default", "reference"), default="default",
@@ -76,8 +79,15 @@ def add_verdict(parser: argparse.ArgumentParser) -> None:
                         "reference (the reference tool's CosineSimilarity >= 0.99 alone)")
 
 
+def add_fail_under(parser: argparse.ArgumentParser, help: str) -> None:
+    """``--fail-under METRIC=VALUE`` (repeatable, ``args.fail_under``): compare's limits, also the
+    target of precision."""
+    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE", help=help)
+
+
 def apply_verdict(args: argparse.Namespace, options: CompareOptions) -> CompareOptions:
-    return options.replace(algorithms=tuple(parse_algorithms(args.algorithm)), max_elements=args.max_cmp_size,
+    custom = options.plugin_set.algorithm_names if options.plugin_set is not None else ()
+    return options.replace(algorithms=tuple(parse_algorithms(args.algorithm, custom)), max_elements=args.max_cmp_size,
                            overflow_detection=args.overflow_detection)
 
 

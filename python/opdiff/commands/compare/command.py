@@ -98,7 +98,7 @@ def write_mapping(args: argparse.Namespace, options: CompareOptions, rules: Read
 
     _, plans, _, _ = plan(args.my_dump_path, args.golden_dump_path, fusion_rule=rules.fusion, close_fusion_rule=rules.close,
                           quant_fusion_rule=rules.quant, ids=rules.ids, step=options.step,
-                          all_occurrences=options.all_occurrences)
+                          all_occurrences=options.all_occurrences, slices_apart=options.ffts)
     path = write_mapping_csv(plans, args.output / mapping_file_name())
     Console().print(f"mapping: {path}", soft_wrap=True)
     return ExitCode.OK

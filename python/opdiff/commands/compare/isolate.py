@@ -14,7 +14,7 @@ from opdiff.graph import FusionMap
 
 
 def check_isolate_args(args: argparse.Namespace, fusion_rule: Optional[FusionMap]) -> Any:
-    """The loaded source model of --isolate, ONNX or a frozen TensorFlow .pb (None without it);
+    """The loaded source model of --isolate, ONNX, a frozen TensorFlow .pb or a Caffe prototxt (None without it);
     ValueError (exit 2) naming the file and what is wrong."""
     if args.isolate is None:
         return None
@@ -23,7 +23,9 @@ def check_isolate_args(args: argparse.Namespace, fusion_rule: Optional[FusionMap
                          "each op to the model's nodes")
     from opdiff.isolate.load import load_source_graph
 
-    return load_source_graph(Path(args.isolate), threads=args.threads or 0)
+    if args.isolate_weights is not None and Path(args.isolate).suffix.lower() != ".prototxt":
+        raise ValueError(f"{args.isolate_weights}: --isolate-weights is the caffemodel of a Caffe --isolate MODEL.prototxt")
+    return load_source_graph(Path(args.isolate), threads=args.threads or 0, weights=args.isolate_weights)
 
 
 def run_isolation(report: Any, args: argparse.Namespace, fusion_rule: FusionMap, model: Any, console: Console) -> Path:

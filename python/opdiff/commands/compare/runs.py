@@ -21,22 +21,24 @@ if TYPE_CHECKING:
 
 
 def wants_many_runs(args: argparse.Namespace) -> bool:
-    """A cluster, a folder of rules, or a side that holds more than one run: the many-run path."""
+    """A cluster, a folder of rules, a side that holds more than one run, or a golden of numbered
+    steps against a tree or a step folder: the many-run path."""
     from opdiff.runs.tree import view_side
 
     if args.scheduler:
         return True
     if any(path is not None and path.is_dir() for path in (args.fusion_rule_file, args.close_fusion_rule_file)):
         return True
-    for side in (args.my_dump_path, args.golden_dump_path):
-        view = view_side(str(side), args.step)
-        if view.is_tree and len(view.runs) > 1:
-            return True
-    return False
+    my, golden = (view_side(str(side), args.step) for side in (args.my_dump_path, args.golden_dump_path))
+    if any(view.is_tree and len(view.runs) > 1 for view in (my, golden)):
+        return True
+    # A golden of numbered steps meets a tree, or a step folder, step by step.
+    return bool(golden.steps) and (my.is_tree or (my.single is not None and Path(my.single).name.isdigit()))
 
 
 def run_many(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from opdiff.graph import GraphFormatError
     from opdiff.runs.cluster import ClusterError
@@ -50,7 +52,8 @@ def run_many(args: argparse.Namespace) -> int:
         for warning in getattr(executor, "warnings", ()):
             errors.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
         summary = compare_runs(request, args.output, verdict=verdict, executor=executor, on_run=_run_printer(console),
-                               per_run=per_run_writer(args, formats, verdict))
+                               per_run=per_run_writer(args, formats, verdict),
+                               on_warning=lambda warning: errors.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True))
     except (ValueError, OSError, GraphFormatError) as error:
         print_error(f"{error}", errors)
         return ExitCode.BAD_INPUT

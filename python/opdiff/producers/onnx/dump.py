@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from opdiff.producers.onnx.fault_injection import scale_weights
 from opdiff.producers.onnx.fp16_model import convert_to_fp16
 from opdiff.producers.onnx.fusion_rule import build_fusion_rule
 from opdiff.producers.onnx.lineage import Lineage, recover_lineage, tensor_origins
-from opdiff.producers.onnx.model_prep import prepare_model
+from opdiff.producers.onnx.model_prep import PreparedModel, prepare_model
 from opdiff.producers.onnx.runner import Optimization, optimize_model, run_exposing_all, tensor_types
 from opdiff.producers.onnx.support import OnnxModel, require_onnx
 from opdiff.producers.run_record import save_inputs, write_manifest
@@ -70,7 +70,8 @@ class DumpOptions:
     kind: OutputKind = OutputKind.AUTO
     layout: DeviceLayout = DeviceLayout.ND
     threads: int = 0
-    keep_fp32: Tuple[str, ...] = ()
+    keep_fp32: Tuple[str, ...] = ()  # op types kept in fp32 by an fp16 run
+    keep_fp32_nodes: Tuple[str, ...] = ()  # op names (the model's own, or as prepared) kept in fp32 by an fp16 run
     faults: Tuple[Tuple[str, float], ...] = ()  # (node, scale) each: see fault_injection.scale_weights
 
     def resolved_kind(self) -> OutputKind:
@@ -136,10 +137,11 @@ def dump_onnx(
     kind = options.resolved_kind()
 
     inputs_of_rewritten = prepared.input_names
-    rewritten = _device_model(prepared.model, options, notes, seconds)
+    options = _resolve_kept_names(options, prepared)
+    rewritten, rounding = _device_model(prepared.model, options, notes, seconds)
     seconds["prepare"] = time.perf_counter() - started - seconds.get("optimize", 0.0)
 
-    run = run_exposing_all(rewritten, feeds, threads=options.threads)
+    run = run_exposing_all(rewritten, feeds, threads=options.threads, rewrite=rounding)
     seconds["session"], seconds["run"] = run.session_seconds, run.run_seconds
     timestamp = timestamp_now()
     t = time.perf_counter()
@@ -166,9 +168,27 @@ def dump_onnx(
     return result
 
 
-def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str], seconds: Dict[str, float]) -> OnnxModel:
+def _resolve_kept_names(options: DumpOptions, prepared: PreparedModel) -> DumpOptions:
+    """`options` with its kept op names as the prepared model names them (a name the preparation
+    changed may be given either way); ValueError naming the first name no node has."""
+    if not options.keep_fp32_nodes:
+        return options
+    present = {node.name for node in prepared.model.graph.node}
+    renamed = {rename.old: rename.new for rename in prepared.renames if rename.old}
+    resolved: List[str] = []
+    for name in options.keep_fp32_nodes:
+        if name not in present and name not in renamed:
+            raise ValueError(f"no op named {name!r} in the model to keep in fp32")
+        resolved.append(name if name in present else renamed[name])
+    return replace(options, keep_fp32_nodes=tuple(resolved))
+
+
+def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str],
+                  seconds: Dict[str, float]) -> Tuple[OnnxModel, Optional[Callable[[OnnxModel], None]]]:
     """The model as the device run computes it: the faults injected, fused (ONNX Runtime's
-    optimiser), then converted to fp16, as `options` ask; adds what it did to `notes`."""
+    optimiser), then converted to fp16, as `options` ask; adds what it did to `notes`. With it,
+    for an fp16 model, the rewrite that makes ONNX Runtime round every op's output to fp16 (its CPU
+    provider would run chains of fp16 ops in float32: see :mod:`.fp16_rounding`)."""
     for node, scale in options.faults:
         model = scale_weights(model, node, scale)
         notes.append(f"fault injected: node {node} weights x{scale:g} (a quarter of the output channels)")
@@ -176,13 +196,16 @@ def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str], seco
         t = time.perf_counter()
         model = prepare_model(optimize_model(model, options.optimization, threads=options.threads)).model
         seconds["optimize"] = time.perf_counter() - t
-    if options.precision is Precision.FP16:
-        # After optimising: ONNX Runtime's CPU optimiser would run an fp16 graph's ops in fp32 and
-        # drop the fp16 rounding between them; converting the fused graph keeps fp16 at every op.
-        converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model))
-        model = converted.model
-        notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
-    return model
+    if options.precision is not Precision.FP16:
+        return model, None
+    # After optimising: the optimiser would fuse the rounding Casts away; converting the fused graph
+    # keeps fp16 at every op, as a device runs the fused graph.
+    converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model), keep_nodes=options.keep_fp32_nodes)
+    notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    present = {node.name for node in model.graph.node}
+    notes += [f"op {n} of the keep list is no node of the fused graph (ONNX Runtime fused it into another): not kept"
+              for n in options.keep_fp32_nodes if n not in present]
+    return converted.model, converted.round_in_place
 
 
 def _write_fusion_rule(path: Path, name: str, model: OnnxModel, inputs: Mapping[str, str], lineage: Lineage,

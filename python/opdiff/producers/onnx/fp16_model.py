@@ -5,6 +5,9 @@ compiled device model converts its inputs); nodes compute and write fp16. A node
 schema has no fp16 form for one of its float inputs, or whose type is in ``keep_fp32``, stays fp32
 with Casts around it: its output keeps its name (and its golden) and a Cast writes the fp16 copy
 the next nodes read. Tensor names of the original graph are kept, so fp16 tensors map to golden ones.
+
+This is the graph a device holds; ONNX Runtime runs :meth:`Fp16Model.run_model` instead, which
+rounds every op's output to fp16 (see :mod:`opdiff.producers.onnx.fp16_rounding`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
+from opdiff.producers.onnx.fp16_rounding import round_in_place, rounding_run_model
 from opdiff.producers.onnx.support import OnnxGraph, OnnxModel, OnnxNode, OnnxTensor
 
 FP16_SUFFIX = "__fp16"
@@ -22,10 +26,23 @@ FP32_SUFFIX = "__fp32"
 
 @dataclass
 class Fp16Model:
-    """The converted model and the nodes kept in fp32."""
+    """The converted model, the nodes kept in fp32 and the model's fp16 tensors.
+
+    `model` is the graph as a device holds it (fp16 ops, saved as the run's model.onnx);
+    :meth:`run_model` is the one to run with ONNX Runtime, which rounds every op's output.
+    """
 
     model: OnnxModel
     kept_fp32: List[str] = field(default_factory=list)
+    half_tensors: Set[str] = field(default_factory=set)
+
+    def run_model(self) -> OnnxModel:
+        """The graph ONNX Runtime must run for `model`'s values (see :mod:`.fp16_rounding`)."""
+        return rounding_run_model(self.model, self.half_tensors, set(self.kept_fp32))
+
+    def round_in_place(self, copy: OnnxModel) -> None:
+        """:meth:`run_model` done on `copy`, a copy of `model` (the exposed copy a session runs)."""
+        round_in_place(copy, self.half_tensors, set(self.kept_fp32))
 
 
 def _opset(model: OnnxModel) -> int:
@@ -51,8 +68,10 @@ def _allows_fp16(node: OnnxNode, index: int, opset: int, is_output: bool = False
     return "tensor(float16)" in allowed
 
 
-def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None) -> Fp16Model:
-    """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32.
+def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Optional[Mapping[str, str]] = None, *,
+                    keep_nodes: Iterable[str] = ()) -> Fp16Model:
+    """The fp16 copy of `model` (see the module notes); `keep_fp32` lists op types to keep in fp32,
+    `keep_nodes` node names (a name that is not in the graph matches nothing).
 
     `types` (tensor -> ``"tensor(float)"`` etc., as :func:`opdiff.producers.onnx.runner.tensor_types`
     gives) says which tensors are float; without it onnx's shape inference decides, which does not
@@ -67,11 +86,27 @@ def convert_to_fp16(model: OnnxModel, keep_fp32: Iterable[str] = (), types: Opti
     >>> [n.op_type for n in m.graph.node], m.graph.initializer[0].data_type == TensorProto.FLOAT16
     (['Cast', 'MatMul'], True)
     """
-    plan = _plan(model, keep_fp32, types)
+    plan = _plan(model, keep_fp32, types, set(keep_nodes))
     initializers, renamed_input = _convert_initializers(plan)
     nodes = _input_casts(plan, renamed_input)
     fp32_outputs = _convert_nodes(plan, renamed_input, nodes)
-    return Fp16Model(_assemble(model, nodes, initializers, fp32_outputs), sorted(plan.fp32_nodes))
+    converted = _assemble(model, nodes, initializers, fp32_outputs)
+    return Fp16Model(converted, sorted(plan.fp32_nodes), _half_tensors(converted, plan))
+
+
+def _half_tensors(converted: OnnxModel, plan: _Plan) -> Set[str]:
+    """The fp16 tensors of the converted model: its fp16 weights, what its Casts to fp16 write,
+    and the float outputs of the nodes that were not kept in fp32."""
+    from onnx import TensorProto
+
+    half = {init.name for init in converted.graph.initializer if init.data_type == TensorProto.FLOAT16}
+    for node in converted.graph.node:
+        if node.op_type == "Cast":
+            if any(a.name == "to" and a.i == TensorProto.FLOAT16 for a in node.attribute):
+                half.update(t for t in node.output if t)
+        elif node.name not in plan.fp32_nodes:
+            half.update(t for t in node.output if t in plan.float_tensors)
+    return half
 
 
 @dataclass
@@ -94,7 +129,7 @@ class _Plan:
         return {value.name for value in self.graph.input if value.name not in self.initializers}
 
 
-def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[str, str]]) -> _Plan:
+def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[str, str]], keep_nodes: Set[str]) -> _Plan:
     import onnx
     from onnx import TensorProto
 
@@ -113,7 +148,7 @@ def _plan(model: OnnxModel, keep_fp32: Iterable[str], types: Optional[Mapping[st
     keep_types = set(keep_fp32)
     fp32_nodes: Set[str] = set()
     for node in graph.node:
-        wants_fp32 = node.op_type in keep_types or any(
+        wants_fp32 = node.op_type in keep_types or node.name in keep_nodes or any(
             t in float_tensors and not _allows_fp16(node, i, opset) for i, t in enumerate(node.input) if t
         ) or any(t in float_tensors and not _allows_fp16(node, i, opset, is_output=True) for i, t in enumerate(node.output) if t)
         if wants_fp32 and node.op_type not in ("Cast",):
@@ -189,13 +224,17 @@ def _convert_nodes(plan: _Plan, renamed_input: Dict[Tuple[str, int], str], nodes
         if node.name not in plan.fp32_nodes:
             nodes.append(new)
             continue
-        # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up.
+        # Feed fp32: fp16 activations (not fp32 weights or kept outputs) go through a Cast up, one
+        # per tensor (Mul(x, x) reads one).
+        ups: Dict[str, str] = {}
         for index, tensor in enumerate(new.input):
             if (tensor and tensor in plan.float_tensors and tensor not in plan.initializers and tensor not in fp32_outputs
                     and tensor not in graph_inputs):
-                up = f"{tensor}{FP32_SUFFIX}_{node.name}"
-                nodes.append(helper.make_node("Cast", [tensor], [up], name=f"{node.name}_input{index}_to_fp32", to=TensorProto.FLOAT))
-                new.input[index] = up
+                if tensor not in ups:
+                    ups[tensor] = f"{tensor}{FP32_SUFFIX}_{node.name}"
+                    nodes.append(helper.make_node("Cast", [tensor], [ups[tensor]], name=f"{node.name}_input{index}_to_fp32",
+                                                  to=TensorProto.FLOAT))
+                new.input[index] = ups[tensor]
         nodes.append(new)
         for index, tensor in enumerate(node.output):
             if tensor and tensor in plan.float_tensors:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Set
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
@@ -138,8 +138,13 @@ def hollow_copy(model: OnnxModel, *, keep_bytes: int = 4096) -> OnnxModel:
     return hollow
 
 
-def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threads: int = 0) -> TensorRun:
+def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threads: int = 0,
+                     rewrite: Optional[Callable[[OnnxModel], None]] = None) -> TensorRun:
     """Run `model` as it is (no optimisation) and return every node output and the inputs.
+
+    `rewrite`, when given, changes the exposed copy in place before the session is built, keeping
+    the names and values of `model`'s tensors (an fp16 model's rounding Casts: see
+    :meth:`opdiff.producers.onnx.fp16_model.Fp16Model.round_in_place`).
 
     >>> import numpy as np
     >>> from onnx import helper, TensorProto
@@ -153,6 +158,8 @@ def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threa
     import onnxruntime as ort
 
     exposed, names = exposed_copy(model)
+    if rewrite is not None:
+        rewrite(exposed)
     started = time.perf_counter()
     session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF, threads=threads),
                                    providers=["CPUExecutionProvider"])
@@ -163,3 +170,29 @@ def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threa
     tensors: Dict[str, np.ndarray] = {name: np.asarray(value) for name, value in feeds.items()}
     tensors.update({name: np.asarray(value) for name, value in zip(wanted, values)})
     return TensorRun(tensors, names, built - started, finished - built)
+
+
+def ort_inserted_casts(model: OnnxModel, written: Path) -> Tuple[List[str], List[str]]:
+    """The Casts ONNX Runtime's CPU session adds to `model` (with optimisation off: its
+    InsertCastTransformer runs even then), and the Casts of `model` it removes, read from the
+    graph the session writes to `written` after its transformers. Both empty: the session runs
+    `model`'s precision as written.
+
+    >>> import tempfile
+    >>> from onnx import helper, TensorProto
+    >>> g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"], name="add")], "g",
+    ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2])])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     added, removed = ort_inserted_casts(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], ir_version=7), Path(folder) / "m.onnx")
+    >>> len(added) > 0, removed  # no fp16 Add on the CPU: it runs in float32 between Casts of its own
+    (True, [])
+    """
+    import onnx
+    import onnxruntime as ort
+
+    ort.InferenceSession(model.SerializeToString(), session_options(Optimization.OFF, optimized_path=written),
+                         providers=["CPUExecutionProvider"])
+    ran = onnx.load(os.fspath(written))
+    own = {node.name for node in model.graph.node if node.op_type == "Cast"}
+    kept = {node.name for node in ran.graph.node if node.op_type == "Cast"}
+    return sorted(kept - own), sorted(own - kept)

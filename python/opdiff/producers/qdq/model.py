@@ -42,10 +42,11 @@ class _Feeds:
 
 
 def quantize_qdq(model: OnnxModel, calibration: Sequence[Mapping[str, np.ndarray]], *, per_channel: bool = False,
-                 op_types: Optional[List[str]] = None) -> OnnxModel:
+                 op_types: Optional[List[str]] = None, skip: Sequence[str] = ()) -> OnnxModel:
     """The QDQ int8 copy of `model` (a ModelProto), calibrated (min/max) on `calibration` feeds;
     `op_types` are the ops quantized (default :data:`QUANTIZED_OP_TYPES`; :data:`EVERY_OP_TYPE` for
-    ONNX Runtime's own choice).
+    ONNX Runtime's own choice); `skip` names nodes (as :func:`prepare_model` names them) left in
+    float, as AMCT's skip_layers leaves layers unquantized.
 
     The model is first given dump-safe node names (:func:`prepare_model`, which leaves a prepared
     model unchanged), so that the quantized nodes carry the names the float model's golden run uses.
@@ -72,5 +73,6 @@ def quantize_qdq(model: OnnxModel, calibration: Sequence[Mapping[str, np.ndarray
             # Otherwise a Relu after a Conv is dropped (the QuantizeLinear's range clips) and the
             # Conv writes the Relu's tensor name with pre-Relu values: a wrong name lineage.
             extra_options={"QDQKeepRemovableActivations": True},
+            nodes_to_exclude=list(skip),
         )
         return onnx.load(os.fspath(target))

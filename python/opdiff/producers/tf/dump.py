@@ -16,7 +16,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Tuple, Union
+from typing import Any, Dict, List, Mapping, Tuple, Union
 
 import numpy as np
 
@@ -73,29 +73,56 @@ def dump_tf(model: Union[PathLike, TfGraphDef], folder: PathLike, feeds: Mapping
         name = name or Path(os.fspath(model)).stem
         graph_def = read_graph_def(model)
     name = file_safe_name(name or "model")
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
     random_ops = seed_random_ops(graph_def, options.random_seed)
     seconds = {"prepare": time.perf_counter() - started}
     t = time.perf_counter()
     fetched = fetch_all_outputs(graph_def, feeds, options.threads)
     seconds["run"] = time.perf_counter() - t
-    timestamp = timestamp_now()
-    t = time.perf_counter()
-    tensors, origins, clashes = _golden_tensors(fetched.tensors, timestamp)
-    files, write_notes = write_golden(out / GOLDEN_FOLDER, tensors, origins, timestamp)
-    seconds["write"] = time.perf_counter() - t
     notes = [f"{fetched.runs} session runs: {len(fetched.not_fetched)} op outputs could not be fetched (manifest: not_fetched)"
              ] if fetched.runs > 1 or fetched.not_fetched else []
-    notes += clashes + write_notes + _random_notes(random_ops)
-    model_path = write_bytes(out / MODEL_FILE, graph_def.SerializeToString())
-    save_inputs(out / "inputs", feeds)
-    result = TfDumpResult(out, out / GOLDEN_FOLDER, len(files), model_path, timestamp, len(graph_def.node), random_ops,
-                          fetched.not_fetched, fetched.runs, seconds, notes)
-    write_manifest(out / "manifest.json", model=name, kind="golden", tensors=result.tensor_folder, files=result.files, fusion_rule=None,
-                   timestamp=timestamp, ops=result.ops, mapped_share=None, options=asdict(options), seconds=seconds, notes=notes,
-                   session_runs=fetched.runs, random_ops=[asdict(op) for op in random_ops],
-                   not_fetched=[asdict(item) for item in fetched.not_fetched])
+    run = TfRun(name, MODEL_FILE, graph_def.SerializeToString(), len(graph_def.node), feeds, fetched.tensors, fetched.not_fetched,
+                random_ops, fetched.runs, seconds, notes)
+    return write_tf_run(Path(folder), run, asdict(options))
+
+
+@dataclass
+class TfRun:
+    """What one TensorFlow run gave, to be written: the model's name, the file the graph that ran
+    goes to and its bytes, its op count, the feeds, the tensors (``op:k``), what has no tensor and
+    why, the random ops, the session runs, timings, notes and the manifest's own extra fields."""
+
+    name: str
+    model_file: str
+    model_bytes: bytes
+    ops: int
+    feeds: Mapping[str, np.ndarray]
+    tensors: Mapping[str, np.ndarray]
+    not_fetched: List[NotFetched]
+    random_ops: List[RandomOp]
+    session_runs: int
+    seconds: Dict[str, float]
+    notes: List[str]
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+
+def write_tf_run(out: Path, run: TfRun, options: Mapping[str, Any]) -> TfDumpResult:
+    """Write `run` under `out`: golden/, inputs/, the graph that ran and manifest.json (`options`: the
+    run's options, as recorded)."""
+    out.mkdir(parents=True, exist_ok=True)
+    timestamp = timestamp_now()
+    t = time.perf_counter()
+    tensors, origins, clashes = _golden_tensors(run.tensors, timestamp)
+    files, write_notes = write_golden(out / GOLDEN_FOLDER, tensors, origins, timestamp)
+    seconds = {**run.seconds, "write": time.perf_counter() - t}
+    notes = run.notes + clashes + write_notes + _random_notes(run.random_ops)
+    model_path = write_bytes(out / run.model_file, run.model_bytes)
+    save_inputs(out / "inputs", run.feeds)
+    result = TfDumpResult(out, out / GOLDEN_FOLDER, len(files), model_path, timestamp, run.ops, run.random_ops,
+                          run.not_fetched, run.session_runs, seconds, notes)
+    write_manifest(out / "manifest.json", model=run.name, kind="golden", tensors=result.tensor_folder, files=result.files, fusion_rule=None,
+                   timestamp=timestamp, ops=result.ops, mapped_share=None, options=options, seconds=seconds, notes=notes,
+                   **run.extra, session_runs=run.session_runs, random_ops=[asdict(op) for op in run.random_ops],
+                   not_fetched=[asdict(item) for item in run.not_fetched])
     return result
 
 

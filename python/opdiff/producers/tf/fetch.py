@@ -75,7 +75,7 @@ def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], th
     inputs = [f"{name}:0" for name in feeds]
     probe = fetcher.run(inputs) if inputs else None  # feeds of the wrong shape or dtype fail every run: say so once
     if isinstance(probe, Exception):
-        raise RunFailedError(_reason(probe))
+        raise RunFailedError(error_reason(probe))
     fetcher.fetch(names)
     order = {name: k for k, name in enumerate(names)}
     tensors = dict(sorted(fetcher.values.items(), key=lambda item: order[item[0]]))
@@ -108,7 +108,7 @@ class _Fetcher:
                 self.values.update(zip(batch, outcome))
                 continue
             if len(batch) == 1:
-                self.failed[batch[0]] = _reason(outcome)
+                self.failed[batch[0]] = error_reason(outcome)
                 continue
             hit = self._after_failed_op(outcome, batch)
             if hit:
@@ -117,7 +117,7 @@ class _Fetcher:
             named = _named_tensor(outcome, batch)
             alone = self.run([named]) if named else None
             if isinstance(alone, Exception):
-                self.failed[named] = _reason(alone)
+                self.failed[named] = error_reason(alone)
                 pending.append([name for name in batch if name != named])
                 continue
             if alone is not None:
@@ -135,7 +135,7 @@ class _Fetcher:
         failing = node.group(1)
         affected = downstream(self.readers, failing)
         hit = {name for name in batch if name.rpartition(":")[0] in affected}
-        reason = _reason(error)
+        reason = error_reason(error)
         for name in hit:
             self.failed[name] = reason if name.rpartition(":")[0] == failing else f"computed from op {failing}, which failed: {reason}"
         return hit
@@ -196,7 +196,7 @@ def _named_tensor(error: Exception, batch: Sequence[str]) -> str:
     return ordered[int(index.group(1))] if index and int(index.group(1)) < len(ordered) else ""
 
 
-def _reason(error: Exception) -> str:
+def error_reason(error: Exception) -> str:
     """Why a tensor could not be fetched, in a line."""
     message = getattr(error, "message", None) or str(error)
     if "has already been set" in message:

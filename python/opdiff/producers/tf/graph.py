@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, List, Mapping, Set, Tuple, Union
 
 import numpy as np
@@ -29,6 +30,21 @@ def read_graph_def(path: PathLike) -> TfGraphDef:
     if not graph_def.node:
         raise ValueError(f"{os.fspath(path)}: a GraphDef without ops (is it a frozen .pb?)")
     return graph_def
+
+
+def read_model_graph_def(path: PathLike) -> TfGraphDef:
+    """The GraphDef of a frozen ``.pb``, or of the MetaGraphDef in a ``.meta`` file (the graph of a
+    training step, as dump-tf --train-op writes it); ValueError naming the file when it is neither."""
+    if os.fspath(path).endswith(".meta"):
+        meta_graph = require_tensorflow().compat.v1.MetaGraphDef()
+        try:
+            meta_graph.ParseFromString(Path(path).read_bytes())
+        except Exception as error:  # protobuf's DecodeError (its type differs between protobuf's backends)
+            raise ValueError(f"{os.fspath(path)}: not a TensorFlow MetaGraphDef ({error})") from None
+        if not meta_graph.graph_def.node:
+            raise ValueError(f"{os.fspath(path)}: a MetaGraphDef without ops")
+        return meta_graph.graph_def
+    return read_graph_def(path)
 
 
 def input_specs(graph_def: TfGraphDef, shapes: Mapping[str, Tuple[int, ...]], given: Set[str]) -> Tuple[List[InputSpec], List[str]]:
@@ -111,6 +127,12 @@ def downstream(readers: Mapping[str, List[str]], op: str) -> Set[str]:
                 found.add(reader)
                 queue.append(reader)
     return found
+
+
+def upstream(graph_def: TfGraphDef, op: str) -> Set[str]:
+    """`op` and every op it needs, through its inputs and its control inputs."""
+    inputs = {node.name: [source.lstrip("^").split(":")[0] for source in node.input] for node in graph_def.node}
+    return downstream(inputs, op)  # the same walk, along inputs instead of readers
 
 
 def loop_interior(graph_def: TfGraphDef) -> Set[str]:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from enum import IntEnum
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
@@ -29,6 +28,7 @@ from opdiff.fileio.atomic import RESULT_MODE, write_text
 from opdiff.report.model_explorer.graph_id import graph_id, rule_kind
 from opdiff.results.findings import Finding
 from opdiff.results.isolation import error_measure
+from opdiff.results.op_verdict import OpVerdict, op_verdict
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import Verdict
@@ -39,18 +39,13 @@ SIDECAR_SCHEMA = "opdiff-model-explorer/1"
 ONNX_INFIX = ".onnx"  # {result stem}.onnx.{metric}.node_data.json: node data keyed by ONNX node names (--isolate)
 
 
-class OpVerdict(IntEnum):
-    """An op's verdict as a node-data value."""
-
-    PASS = 0
-    FAIL = 1
-    NOT_COMPARED = 2
-
+# A verdict as a node-data value (Model Explorer 0.1.x takes numbers only).
+NODE_VALUE = {OpVerdict.PASS: 0, OpVerdict.FAIL: 1, OpVerdict.NOT_COMPARED: 2}
 
 COLOURS = {OpVerdict.PASS: "#a5d6a7", OpVerdict.FAIL: "#ef9a9a", OpVerdict.NOT_COMPARED: "#e0e0e0"}
 
 # Model Explorer colours a value v by the first threshold with v <= value.
-VERDICT_THRESHOLDS = [{"value": int(verdict), "bgColor": colour} for verdict, colour in COLOURS.items()]
+VERDICT_THRESHOLDS = [{"value": NODE_VALUE[verdict], "bgColor": colour} for verdict, colour in COLOURS.items()]
 
 
 @dataclass(frozen=True)
@@ -60,14 +55,6 @@ class OpNumbers:
     verdict: OpVerdict
     cosine: Optional[float]
     norm_ratio_error: Optional[float]
-
-
-def op_verdict(rows: Sequence[CompareRow], judge: Verdict) -> OpVerdict:
-    """Fail when any compared tensor fails, pass when every compared one passes."""
-    compared = [row for row in rows if row.compared]
-    if not compared:
-        return OpVerdict.NOT_COMPARED
-    return OpVerdict.FAIL if any(judge.fails(row) for row in compared) else OpVerdict.PASS
 
 
 def _finite(values: List[float]) -> List[float]:
@@ -105,7 +92,7 @@ def node_data_documents(report: Report, judge: Verdict, graph: Optional[str],
         "cosine": graph_node_data({n: op.cosine for n, op in numbers.items() if op.cosine is not None}, colours),
         "norm_ratio_error": graph_node_data(
             {n: op.norm_ratio_error for n, op in numbers.items() if op.norm_ratio_error is not None}, colours),
-        "verdict": graph_node_data({n: int(op.verdict) for n, op in numbers.items()}, colours,
+        "verdict": graph_node_data({n: NODE_VALUE[op.verdict] for n, op in numbers.items()}, colours,
                                    thresholds=VERDICT_THRESHOLDS),
     }
     for metric, values in (extra or {}).items():
@@ -154,7 +141,7 @@ def onnx_node_documents(report: Report, judge: Verdict) -> Dict[str, Dict[str, A
     cosines = {node: numbers[op].cosine for node, op in owner.items()}
     per_metric: Dict[str, Dict[str, Any]] = {
         "cosine": graph_node_data({node: value for node, value in cosines.items() if value is not None}, colours),
-        "verdict": graph_node_data({n: int(numbers[op].verdict) for n, op in owner.items()}, colours, thresholds=VERDICT_THRESHOLDS),
+        "verdict": graph_node_data({n: NODE_VALUE[numbers[op].verdict] for n, op in owner.items()}, colours, thresholds=VERDICT_THRESHOLDS),
     }
     if own:
         per_metric["local_error"] = graph_node_data({n: own[op] for n, op in owner.items() if op in own}, colours)

@@ -3,7 +3,6 @@ breaks, the runs not compared with their reasons, and the tensors that fail in m
 
 from __future__ import annotations
 
-import math
 from typing import List, Optional
 
 from rich.console import Console, RenderableType
@@ -11,6 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from opdiff.report.console_table import Column, ConsoleTable, Wrap
+from opdiff.report.number_text import fixed
 from opdiff.results.runs_summary import RunsSummary, RunStatus
 
 MOST_FAILING = 10
@@ -21,8 +21,6 @@ _MOST_FAILING_COLUMNS = (Column("tensor", wrap=Wrap.NAME), Column("runs failing"
                          Column("best", "right"))
 
 
-def _number(value: float) -> str:
-    return "nan" if math.isnan(value) else f"{value:.6f}"
 
 
 def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
@@ -56,7 +54,7 @@ def summary_renderables(summary: RunsSummary) -> List[RenderableType]:
         for tensor in worst:
             spread = tensor.spreads[0]
             table.add_row(tensor.tensor, f"{len(tensor.failing_runs)}/{len(tensor.cells)}", ", ".join(tensor.first_failure_in),
-                          _number(spread.worst), _number(spread.median), _number(spread.best))
+                          fixed(spread.worst), fixed(spread.median), fixed(spread.best))
         out.append(table)
     if summary.path is not None:
         out.append(Text(f"summary: {summary.path}"))

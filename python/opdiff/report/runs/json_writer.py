@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict
 
-from opdiff.report.json_document import json_number, load_schema_file, write_json_document
+from opdiff.report.json_document import envelope, json_number, load_schema_file, write_json_document
 from opdiff.results.runs_summary import RunEntry, RunsSummary, TensorAcrossRuns
 
 SCHEMA_ID = "opdiff-runs-summary/1"
@@ -39,13 +38,9 @@ def _tensor_json(tensor: TensorAcrossRuns) -> Dict[str, Any]:
 
 
 def summary_json(summary: RunsSummary) -> Dict[str, Any]:
-    from opdiff import __version__
-
     return {
-        "schema": SCHEMA_ID, "opdiff_version": __version__,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "my": summary.my, "golden": summary.golden,
-        "complete": summary.complete, "end": summary.end.value, "stopped_by": summary.stopped_by,
+        **envelope(SCHEMA_ID, my=summary.my, golden=summary.golden, complete=summary.complete),
+        "end": summary.end.value, "stopped_by": summary.stopped_by,
         "missing": [run.label for run in summary.missing],
         "verdict": summary.verdict, "metrics": list(summary.metrics),
         "totals": {"runs": len(summary.runs), "compared": len(summary.compared), "failing": len(summary.failing),

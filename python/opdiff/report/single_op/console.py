@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
@@ -11,13 +10,12 @@ from rich.measure import Measurement
 from rich.text import Text
 
 from opdiff.report.console_table import Column, ConsoleTable, Wrap
+from opdiff.report.number_text import fixed_or_dash
 from opdiff.results.single_op import ElementError, Histogram, SingleOpDetail
 
 _BAR_CELLS = (10, 40)  # the shortest and the longest a histogram's biggest bar is drawn
 
 
-def _number(value: float) -> str:
-    return f"{value:.6f}" if math.isfinite(value) else "-"
 
 
 def _top_table(title: str, detail: SingleOpDetail, elements: Sequence[ElementError]) -> ConsoleTable:
@@ -25,8 +23,8 @@ def _top_table(title: str, detail: SingleOpDetail, elements: Sequence[ElementErr
                *(Column(header, "right") for header in ("NPUDump", "GroundTruth", "AbsoluteError", "RelativeError"))]
     table = ConsoleTable(title, columns)
     for e in elements:
-        table.add_row(str(e.flat), " ".join(str(c) for c in e.coords), _number(e.my), _number(e.golden), _number(e.absolute),
-                      _number(e.relative))
+        table.add_row(str(e.flat), " ".join(str(c) for c in e.coords), fixed_or_dash(e.my), fixed_or_dash(e.golden), fixed_or_dash(e.absolute),
+                      fixed_or_dash(e.relative))
     return table
 
 
@@ -66,9 +64,9 @@ def print_single_op(detail: SingleOpDetail, console: Optional[Console] = None) -
     console = console or Console()
     m = detail.metrics
     console.print(f"[bold]{detail.tensor_index}[/]  NPUDump {detail.npu_dump}  GroundTruth {detail.ground_truth}", highlight=False)
-    console.print(f"  shape {list(detail.shape)} ({detail.axes}), {detail.count} elements: cosine {_number(m.cosine_similarity)}, "
-                  f"max abs error {_number(m.max_absolute_error)}, max rel error {_number(m.max_relative_error)}, "
-                  f"RMSE {_number(m.root_mean_square_error)}", highlight=False)
+    console.print(f"  shape {list(detail.shape)} ({detail.axes}), {detail.count} elements: cosine {fixed_or_dash(m.cosine_similarity)}, "
+                  f"max abs error {fixed_or_dash(m.max_absolute_error)}, max rel error {fixed_or_dash(m.max_relative_error)}, "
+                  f"RMSE {fixed_or_dash(m.root_mean_square_error)}", highlight=False)
     if detail.nonfinite_relative:
         console.print(f"  [yellow]{detail.nonfinite_relative} elements have a NaN/Inf relative error (golden 0 or NaN): "
                       "ranked as 0, shown as -[/]")

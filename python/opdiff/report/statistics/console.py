@@ -11,14 +11,10 @@ from rich.text import Text
 
 from opdiff.report.console_skeleton import ConsoleSections, console_skeleton
 from opdiff.report.console_table import Column, ConsoleTable, Wrap
+from opdiff.report.number_text import significant
 from opdiff.results.statistics_report import StatisticsReport
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
-
-
-def _g(value: float) -> str:
-    return f"{value:.6g}"
-
 
 _WORST_COLUMNS = (Column("Index", "right"), Column("TensorIndex", wrap=Wrap.NAME), Column("Max my/golden", wrap=Wrap.WORDS),
                   Column("Min my/golden", wrap=Wrap.WORDS), Column("Mean my/golden", wrap=Wrap.WORDS), Column("NormDiff", "right"))
@@ -29,18 +25,19 @@ def _worst_table(rows: Sequence[StatisticsRow]) -> ConsoleTable:
     for row in rows:
         my, golden, d = row.my, row.golden, row.differences
         assert my is not None and golden is not None and d is not None
-        table.add_row(str(row.index), row.tensor_index, f"{_g(my.max)} / {_g(golden.max)}", f"{_g(my.min)} / {_g(golden.min)}",
-                      f"{_g(my.mean)} / {_g(golden.mean)}", _g(max(d.max_norm, d.min_norm, d.mean_norm)))
+        pairs = [f"{significant(mine)} / {significant(theirs)}" for mine, theirs in
+                 ((my.max, golden.max), (my.min, golden.min), (my.mean, golden.mean))]
+        table.add_row(str(row.index), row.tensor_index, *pairs, significant(max(d.max_norm, d.min_norm, d.mean_norm)))
     return table
 
 
 def first_failure_line(row: StatisticsRow, verdict: StatisticsVerdict) -> str:
     """The line naming the first failing tensor, with the limits it breaks."""
     assert row.my is not None and row.golden is not None and row.differences is not None
-    broken = ", ".join(f"{t.metric} {_g(t.value_of(row.differences))} > {t.value:g}" for t in verdict.violations(row))
+    broken = ", ".join(f"{t.metric} {significant(t.value_of(row.differences))} > {t.value:g}" for t in verdict.violations(row))
     return (f"[bold red]first failing tensor in execution order:[/] {escape(row.tensor_index)} (Index {row.index}, "
-            f"{escape(row.op_type)}): max {_g(row.my.max)} vs {_g(row.golden.max)}, min {_g(row.my.min)} vs "
-            f"{_g(row.golden.min)}, mean {_g(row.my.mean)} vs {_g(row.golden.mean)} ({escape(broken)})")
+            f"{escape(row.op_type)}): max {significant(row.my.max)} vs {significant(row.golden.max)}, min {significant(row.my.min)} vs "
+            f"{significant(row.golden.min)}, mean {significant(row.my.mean)} vs {significant(row.golden.mean)} ({escape(broken)})")
 
 
 def statistics_renderables(report: StatisticsReport, verdict: StatisticsVerdict = StatisticsVerdict(),

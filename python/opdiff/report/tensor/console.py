@@ -3,7 +3,6 @@ and the first tensor in execution order that fails."""
 
 from __future__ import annotations
 
-import math
 from typing import List, Optional, Sequence
 
 from rich.console import Console, RenderableType
@@ -12,6 +11,7 @@ from rich.text import Text
 
 from opdiff.report.console_skeleton import ConsoleSections, console_skeleton
 from opdiff.report.console_table import Column, ConsoleTable, Wrap
+from opdiff.report.number_text import fixed
 from opdiff.results.findings import Finding, FindingKind
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
@@ -21,8 +21,6 @@ from opdiff.results.verdict import Verdict, VerdictLike
 INHERITED_SHOWN = 3
 
 
-def _number(value: float) -> str:
-    return "nan" if math.isnan(value) else f"{value:.6f}"
 
 
 _WORST_COLUMNS = (Column("Index", "right"), Column("TensorIndex", wrap=Wrap.NAME), Column("Cosine", "right"),
@@ -36,8 +34,8 @@ def _worst_table(rows: Sequence[CompareRow]) -> ConsoleTable:
         m = row.metrics
         assert m is not None
         # The name and the reason are data, not rich markup: name columns take their cells literally.
-        table.add_row(str(row.index), row.tensor_index, _number(m.cosine_similarity), _number(m.norm_ratio_error),
-                      _number(m.max_absolute_error), _number(m.max_relative_error), ", ".join(row.reasons))
+        table.add_row(str(row.index), row.tensor_index, fixed(m.cosine_similarity), fixed(m.norm_ratio_error),
+                      fixed(m.max_absolute_error), fixed(m.max_relative_error), ", ".join(row.reasons))
     return table
 
 
@@ -68,8 +66,8 @@ def _first_failure_line(first: Optional[CompareRow]) -> str:
     m = first.metrics
     assert m is not None
     return (f"[bold red]first failing tensor in execution order:[/] {escape(first.tensor_index)} (Index {first.index}, "
-            f"{escape(first.op_type)}): cosine {_number(m.cosine_similarity)}, NormRatioError "
-            f"{_number(m.norm_ratio_error)}, max abs error {_number(m.max_absolute_error)} at flat index "
+            f"{escape(first.op_type)}): cosine {fixed(m.cosine_similarity)}, NormRatioError "
+            f"{fixed(m.norm_ratio_error)}, max abs error {fixed(m.max_absolute_error)} at flat index "
             f"{m.max_absolute_error_index}")
 
 
@@ -109,7 +107,7 @@ def print_local_failures(report: Report, console: Optional[Console] = None, limi
         m = row.local.metrics if row.local is not None else None
         assert m is not None
         console.print(Text(f"  fails locally: {row.tensor_index} (Index {row.index}, {row.op_type}): local cosine "
-                           f"{_number(m.cosine_similarity)}, NormRatioError {_number(m.norm_ratio_error)}"), style="red")
+                           f"{fixed(m.cosine_similarity)}, NormRatioError {fixed(m.norm_ratio_error)}"), style="red")
     if len(failing) > limit:
         console.print(Text(f"  ... {len(failing) - limit} more in the isolation CSV"))
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, List, Optional, Type
 
-from opdiff.fileio.atomic import RESULT_MODE, place_without_clobbering, temporary_beside
+from opdiff.fileio.atomic import RESULT_MODE, incomplete_name, place_without_clobbering, temporary_beside
+from opdiff.numerics.values import Metrics
 from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.results.columns import CsvColumns
 from opdiff.results.rows import CompareRow
@@ -57,10 +58,19 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     # Metric cells are numbers, "NaN" or "(m;s),(m;s)": nothing a spreadsheet would run.
     if row.metrics is None:
         cells += [NOT_COMPUTED] * len(columns.algorithms)
-    else:
+    elif not columns.custom:
         cells += format_metrics(columns.algorithms, row.metrics)
+    else:
+        cells += _cells_with_custom(row, row.metrics, columns)
     cells.append(safe_cell(",".join(row.reasons)))
     return cells
+
+
+def _cells_with_custom(row: CompareRow, metrics: Metrics, columns: CsvColumns) -> List[str]:
+    """The metric cells when plug-in columns are among them: a plug-in's text as it gave it (the
+    reference writes it so), neutralised like any text cell; NaN where it did not run."""
+    builtin = iter(format_metrics([name for name in columns.algorithms if name not in columns.custom], metrics))
+    return [safe_cell(_text(row.custom_value(name))) if name in columns.custom else next(builtin) for name in columns.algorithms]
 
 
 class ReferenceCsvWriter:
@@ -105,8 +115,7 @@ class ReferenceCsvWriter:
     def abandon(self) -> Path:
         """Keep what was written under a name that says the run did not complete."""
         self._finish()
-        incomplete = self.path.with_name(f"{self.path.stem}.incomplete{self.path.suffix}")
-        return place_without_clobbering(self.partial, incomplete)
+        return place_without_clobbering(self.partial, incomplete_name(self.path))
 
     def discard(self) -> None:
         """Drop the temporary file after a failure (a full disk, say): a result that is not whole is

@@ -13,22 +13,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from opdiff.graph.fusion_map import FusionMap
 from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.op_verdict import OpVerdict, op_verdict
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
 from opdiff.results.verdict import Verdict
-
-
-class OpVerdict(str, Enum):
-    """An op's verdict: fail when any compared tensor fails, pass when every compared one passes."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    NOT_COMPARED = "not-compared"
 
 
 @dataclass
@@ -38,20 +30,6 @@ class _Node:
     original_names: Tuple[str, ...] = ()
     inputs: List[int] = field(default_factory=list)  # positions of the producers, one per data edge
     rows: List[int] = field(default_factory=list)  # positions in report.rows
-
-
-def op_verdict(rows: Sequence[CompareRow], judge: Verdict) -> OpVerdict:
-    """The verdict of an op from its rows.
-
-    >>> from opdiff.results.rows import TensorId
-    >>> from opdiff.results.verdict import PrecisionVerdict
-    >>> op_verdict([CompareRow(0, "Add", "a", "a", TensorId("a"))], PrecisionVerdict.for_rows([], npu_vs_npu=False, quantized=False))
-    <OpVerdict.NOT_COMPARED: 'not-compared'>
-    """
-    compared = [row for row in rows if row.compared]
-    if not compared:
-        return OpVerdict.NOT_COMPARED
-    return OpVerdict.FAIL if any(judge.fails(row) for row in compared) else OpVerdict.PASS
 
 
 def _off_by(row: CompareRow) -> float:

@@ -32,7 +32,7 @@ _ROW_FIELDS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("notes", ("metrics", "notes")),
 ) + tuple((f"{side}_{stat}", ("metrics", side, stat)) for side in ("x", "y") for stat in SIDE_FIELDS) + tuple(
     (f"local_{name}", ("local", name)) for name in _LOCAL
-)
+) + (("custom", ("custom_cells",)),)  # the plug-in algorithms' texts (-c), "Name: text" (render_html adds them)
 
 # NPUDump and GroundTruth are mostly the same name: stored once, in the string table.
 PACKING = page.RowPacking(_ROW_FIELDS, string_fields=("op_type", "npu_dump", "ground_truth", "my_dtype", "golden_dtype", "local_verdict"),
@@ -65,6 +65,7 @@ TENSOR_PAGE = page.PageSchema(
         page.DetailSection("metrics", _METRIC_LINES, when="compared"),
         page.DetailSection("both sides", sides=tuple((stat, f"x_{stat}", f"y_{stat}", "int" if stat in ("nan", "pos_inf", "neg_inf") else "float")
                                                 for stat in SIDE_FIELDS), when="compared"),
+        page.DetailSection("plug-in algorithms (-c)", (("values", "custom", "list"),), when="custom"),
         page.DetailSection("own error (op re-run alone on the device's inputs)", (
             ("local verdict", "local_verdict", "text"), ("local cosine_similarity", "local_cosine_similarity", "float"),
             ("local norm_ratio_error", "local_norm_ratio_error", "float"), ("amplification", "local_amplification", "float"),
@@ -88,7 +89,17 @@ def html_data(document: Dict[str, Any]) -> Dict[str, Any]:
 
 def render_html(document: Dict[str, Any]) -> str:
     """The whole page for a JSON report document (json_writer.report_json)."""
-    return page.render_report_page(document, TENSOR_PAGE)
+    return page.render_report_page(_with_custom_cells(document), TENSOR_PAGE)
+
+
+def _with_custom_cells(document: Dict[str, Any]) -> Dict[str, Any]:
+    """The document with each row's plug-in texts (its "custom" object) as a list of "Name: text",
+    for the row's detail; a document without plug-ins as it is."""
+    if not any("custom" in row for row in document["rows"]):
+        return document
+    rows = [{**row, "custom_cells": [f"{name}: {text}" for name, text in row["custom"].items()]} if "custom" in row else row
+            for row in document["rows"]]
+    return {**document, "rows": rows}
 
 
 def write_html_report(report: Report, path: Path, findings: Sequence[Finding] = (), verdict: VerdictLike = None) -> Path:

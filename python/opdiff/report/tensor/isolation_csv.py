@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 from opdiff.fileio.atomic import RESULT_MODE, write_text
+from opdiff.report.number_text import csv_number
 from opdiff.results.isolation import local_judge, local_verdict
 from opdiff.results.rows import CompareRow
 from opdiff.results.tensor_report import Report
@@ -18,12 +18,6 @@ ISOLATION_COLUMNS = ("NPUDump", "TensorIndex", "OriginalOps", "LocalCosineSimila
                      "LocalMaxAbsoluteError", "LocalVerdict", "CosineSimilarity", "NormRatioError", "Amplification", "Reason")
 
 
-def _number(value: Optional[float], digits: str = ".6g") -> str:
-    if value is None or math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return format(value, digits)
 
 
 def isolation_cells(row: CompareRow, verdict: str) -> List[str]:
@@ -34,10 +28,10 @@ def isolation_cells(row: CompareRow, verdict: str) -> List[str]:
     reasons = [local.reason] if local.reason else []
     return [
         row.npu_dump, row.tensor_index, ";".join(local.original_ops),
-        _number(m.cosine_similarity if m else None, ".8f"), _number(m.norm_ratio_error if m else None),
-        _number(m.max_absolute_error if m else None), verdict,
-        _number(e2e.cosine_similarity if e2e else None, ".8f"), _number(e2e.norm_ratio_error if e2e else None),
-        _number(local.amplification, ".4g"), "; ".join(reasons + list(local.weight_mismatches)),
+        csv_number(m.cosine_similarity if m else None, ".8f"), csv_number(m.norm_ratio_error if m else None),
+        csv_number(m.max_absolute_error if m else None), verdict,
+        csv_number(e2e.cosine_similarity if e2e else None, ".8f"), csv_number(e2e.norm_ratio_error if e2e else None),
+        csv_number(local.amplification, ".4g"), "; ".join(reasons + list(local.weight_mismatches)),
     ]
 
 

@@ -70,6 +70,8 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool, local_ve
     }
     if local_verdict is not None:  # only with --isolate: other reports keep their rows as they were
         data["local"] = local_json(row, local_verdict)
+    if row.custom:  # only with plug-in algorithms (-c): their texts, as in the CSV
+        data["custom"] = dict(row.custom)
     return data
 
 
@@ -77,6 +79,7 @@ def report_json(report: Report, findings: Sequence[Finding] = (), verdict: Verdi
     """The JSON document of a Report (and the advisor's findings), pass and fail by `verdict`."""
     judge = report.verdict(verdict)
     algorithms = list(report.columns.algorithms)
+    builtin = [name for name in algorithms if name not in report.columns.custom]  # plug-ins' texts: the rows' "custom"
     failing_ids = {id(row) for row in report.failing(judge)}
     local_judge = isolation.local_judge(report) if isolation.is_isolated_report(report) else None
 
@@ -89,7 +92,7 @@ def report_json(report: Report, findings: Sequence[Finding] = (), verdict: Verdi
         "verdict": judge.name,
         "thresholds": judge.as_json(),
         "summary": report.summary(judge),
-        "rows": [row_json(row, algorithms, id(row) in failing_ids, local(row)) for row in report.rows],
+        "rows": [row_json(row, builtin, id(row) in failing_ids, local(row)) for row in report.rows],
         "findings": [
             {"kind": f.kind.value, "op": f.op, "tensor_index": f.tensor_index, "index": f.index, "evidence": f.evidence,
              "advice": f.advice, "chain": [[str(tensor), json_number(cos)] for tensor, cos in f.chain]}

@@ -1,0 +1,68 @@
+"""The HTML report of a search: compare's own HTML report (graph view, chart, table), of the run
+with nothing kept against the float32 run, one row per candidate op, with the kept ops marked on
+the graph (as the page marks culprits) and each one's evidence: what keeping it gains at the outputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Mapping, Sequence
+
+import numpy as np
+
+from opdiff.graph import FusionMap
+from opdiff.numerics.core_adapter import metrics as compare_arrays
+from opdiff.precision.candidates import Candidate
+from opdiff.producers.onnx.support import OnnxModel
+from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.rows import CompareRow, TensorId
+
+
+@dataclass(frozen=True)
+class GraphRows:
+    """The graph of the model (its fusion rule, as dump-onnx writes one) and one row per candidate:
+    its first output in the run with nothing kept against the float32 run."""
+
+    graph: FusionMap
+    rows: List[CompareRow]
+
+
+def graph_rows(model: OnnxModel, input_names: Mapping[str, str], candidates: Sequence[Candidate],
+               mine: Mapping[str, np.ndarray], golden: Mapping[str, np.ndarray], my_dtype: str) -> GraphRows:
+    """The :class:`GraphRows` of a prepared `model` from the two runs' tensors."""
+    from opdiff.producers.onnx.fusion_rule import build_fusion_rule
+    from opdiff.producers.onnx.lineage import recover_lineage, tensor_origins
+
+    origins = tensor_origins(model, input_names)
+    lineage = recover_lineage(model, origins, model, input_names)
+    graph = build_fusion_rule(model.graph.name or "model", model, input_names, lineage, origins, golden)
+    nodes = {node.name: node for node in model.graph.node}
+    rows: List[CompareRow] = []
+    for candidate in sorted(candidates, key=lambda c: c.position):
+        tensor = next((t for t in nodes[candidate.name].output if t), "")
+        a, b = mine.get(tensor), golden.get(tensor)
+        if a is None or b is None or np.shape(a) != np.shape(b):
+            continue
+        rows.append(CompareRow(len(rows), candidate.op_type, candidate.name, candidate.name, TensorId(candidate.name, "output", 0),
+                               my_dtype=my_dtype, golden_dtype="float32", shape=tuple(np.shape(b)),
+                               metrics=compare_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))))
+    return GraphRows(graph, rows)
+
+
+def write_precision_html(view: GraphRows, kept: Sequence[str], gains: Mapping[str, str], path: Path, *, quantized: bool) -> Path:
+    """The page at `path`: the report of `view`, with `kept` marked and `gains` (op -> text) as
+    each kept op's evidence."""
+    from opdiff.report.tensor.html_writer import write_html_report
+    from opdiff.results.columns import CsvColumns
+    from opdiff.results.scenario import Scenario
+    from opdiff.results.tensor_report import Report
+
+    report = Report(Scenario.NPU_VS_GOLDEN, Path("nothing kept"), Path("float32"), CsvColumns(), list(view.rows),
+                    quantized=quantized, graph=view.graph)
+    index = {row.tensor.op: row for row in view.rows}
+    findings = [Finding(FindingKind.CULPRIT, name, index[name].tensor_index if name in index else f"{name}:output:0",
+                        index[name].index if name in index else -1, gains.get(name, ""),
+                        "keep in fp32 (ATC --keep_dtype)" if not quantized else "leave unquantized (AMCT skip_layers)")
+                for name in kept]
+    return write_html_report(report, path, findings)
