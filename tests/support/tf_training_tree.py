@@ -168,6 +168,11 @@ def _write_rules(folder: Path, rules: Dict[str, FusionMap], form: str) -> None:
             write_ge_graph_dumps(folder, model_def_from_fusion_map(rule), stages=("Build",), first_number=number, graph_id=number + 1)
 
 
+def step_values(step: int, seed: int = 33) -> Values:
+    """Every framework op output of training step `step` (the golden), as the tree's golden holds it."""
+    return _backward(_forward(np.random.default_rng(seed + step)))
+
+
 def write_training_tree(folder: Path, *, steps: Sequence[int] = (0, 5, 10), rule_form: str = "ge", fault: bool = True,
                         golden_steps: bool = True, shifted: bool = True, seed: int = 33) -> TrainingTree:
     """Write ``folder/{TIME}/0/...`` (every graph dumped at every step of `steps`), ``folder/golden``
@@ -177,7 +182,7 @@ def write_training_tree(folder: Path, *, steps: Sequence[int] = (0, 5, 10), rule
     tree.folders = {INIT: INIT, TRAIN: SHIFTED if shifted else TRAIN, SUMMARY: SUMMARY}
     ops_of: Dict[str, List[RuleOp]] = {}
     for number, step in enumerate(steps):
-        v = _backward(_forward(np.random.default_rng(seed + step)))
+        v = step_values(step, seed)
         ops_of = _graph_ops(v)
         golden = tree.golden / str(step) if golden_steps else tree.golden
         golden.mkdir(parents=True, exist_ok=True)
@@ -191,4 +196,4 @@ def write_training_tree(folder: Path, *, steps: Sequence[int] = (0, 5, 10), rule
     return tree
 
 
-__all__ = ["FAULTY", "INIT", "SHIFTED", "SUMMARY", "TIME", "TRAIN", "TrainingTree", "write_training_tree"]
+__all__ = ["FAULTY", "INIT", "SHIFTED", "SUMMARY", "TIME", "TRAIN", "TrainingTree", "step_values", "write_training_tree"]
