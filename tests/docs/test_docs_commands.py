@@ -34,6 +34,8 @@ from tests.support.tf_required import tensorflow_or_skip
 # Blocks that are not run, by (page, language, first line). Adding one is a deliberate act: a
 # forgotten ```bash that became ```device by accident would otherwise silently stop being tested.
 NOT_RUN_BLOCKS = {
+    ("docs/plugins.md", "python", "# fragment: the shape of a plug-in script (DIR/algorithm/alg_PeakError.py)"),
+    ("docs/plugins.md", "python", "# fragment: the imports of a script written for the reference"),
     ("docs/benchmarks.md", "device", "python bench/crosscheck_reference_compare.py   # result CSVs row by row, every difference explained"),
     ("docs/benchmarks.md", "slow", "python bench/bench_metrics.py --quick          # throughput of the metric kernels"),
     ("docs/benchmarks.md", "device", "python bench/bench_metrics.py --quick   # on the aarch64 host: GB/s per path (neon, scalar), 1 and 2 threads"),

@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, Optional
 
-from opdiff.commands.args.dump_paths import add_dump_paths
+from opdiff.commands.args.dump_paths import add_dump_paths, apply_dump_paths
 from opdiff.commands.args.model_inputs import add_model_inputs
 from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_qdq, kept_in_fp32
 from opdiff.commands.args.output import add_output
@@ -104,11 +104,13 @@ def _comparison_ranking(args: argparse.Namespace) -> Optional[Dict[str, float]]:
     if args.my_dump_path is None or args.golden_dump_path is None:
         raise ValueError("a comparison to rank by needs both -m and -g")
     from opdiff.engine.comparison import compare
+    from opdiff.engine.options import CompareOptions
     from opdiff.precision.candidates import comparison_errors
     from opdiff.results.tensor_report import Report
 
-    result = compare(args.my_dump_path, args.golden_dump_path, fusion_rule=args.fusion_rule_file, step=args.step,
-                     all_occurrences=args.all_occurrences)
+    # -m/-g's reading flags (--step, --all, -ffts) as compare reads them
+    options = apply_dump_paths(args, CompareOptions(fusion_rule=args.fusion_rule_file))
+    result = compare(args.my_dump_path, args.golden_dump_path, options)
     if not isinstance(result, Report):
         raise ValueError("-m/-g hold statistics dumps: ranking needs a tensor comparison")
     return comparison_errors(result)

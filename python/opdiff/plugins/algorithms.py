@@ -62,7 +62,7 @@ class AlgorithmRunner:
     >>> import numpy as np
     >>> runner = AlgorithmRunner(Plugins.of(algorithms={"Peak": lambda my, golden, args: (f"{my.max():.6f}", "")}), ("Peak",))
     >>> runner.run(np.arange(3.0), np.arange(3.0), PairFiles("my", "golden", (3,)))
-    (('Peak', '2.000000'),), ())
+    ((('Peak', '2.000000'),), ())
     """
 
     def __init__(self, plugins: Plugins, names: Sequence[str], options: Mapping[str, Mapping[str, str]] = {}) -> None:
