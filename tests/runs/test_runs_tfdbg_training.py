@@ -8,6 +8,7 @@ the steps in between hold other values, so a wrong pairing fails every row."""
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -76,3 +77,28 @@ def test_a_tfdbg_root_is_the_golden_of_a_training_tree(tree: TrainingTree, tmp_p
         (summary,) = out.glob(f"0_{SHIFTED}_{step}_advisor_summary.txt")
         assert "Detection Type: culprit op" in summary.read_text()
         assert FAULTY in summary.read_text()
+
+
+@pytest.mark.cluster
+def test_a_tfdbg_golden_on_a_cluster_worker(tree: TrainingTree, tmp_path: Path) -> None:
+    """The worker serves its working folder, which holds the tree and the tfdbg root; its export
+    cache lies elsewhere, as the temporary folder does. The run must read the cache's files on the
+    strength of the root they were exported from."""
+    pytest.importorskip("distributed")
+    from tests.support.local_cluster import local_cluster
+
+    host = tmp_path / "host"
+    shutil.copytree(tree.root.parent, host)
+    _write_v1(host / "tfdbg_v1")
+    worker_env = {0: {"OPDIFF_TFDBG_CACHE": str(tmp_path / "worker-cache")}}
+    with local_cluster(tmp_path / "cluster", [host], worker_env=worker_env) as cluster:
+        done = opdiff_cli(host, "compare", "-m", tree.root.name, "-g", "tfdbg_v1", "-f", "rules", "--scheduler",
+                          cluster.address, "-out", str(tmp_path / "out"), "--no-progress")
+        assert done.returncode == 0, done.stdout + done.stderr + cluster.log_text()
+    results = sorted((tmp_path / "out").glob("*_result_*.csv"))
+    assert len(results) == len(tree.folders) * len(tree.steps), done.stdout
+    shifted = [path for path in results if SHIFTED in path.name]
+    for path in shifted:
+        failing = {row["TensorIndex"] for row in _rows(path) if row["CosineSimilarity"] not in ("NaN", "")
+                   and float(row["CosineSimilarity"]) < 0.99}
+        assert failing == {f"{FAULTY}:output:0", "GradientDescent/update_dense_1/kernel/ApplyGradientDescent:input:2"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
+from opdiff.dumps.tfdbg.cache import exported_from
 from opdiff.engine.options import CompareOptions
 from opdiff.runs.plan import Place, PlannedRun
 from opdiff.runs.roots import Roots
@@ -62,7 +63,8 @@ def compare_run(task: RunTask, location: str, roots: Optional[Roots]) -> RunOutc
     if place is None:
         return RunOutcome(task.key, location, reason=f"{location} does not see run {task.key.label}")
     for folder in (place.my, place.golden):
-        refusal = roots.refusal(folder) if roots is not None else None
+        # a tfdbg root's step, exported to this worker's cache, is served as its root is
+        refusal = roots.refusal(exported_from(folder) or folder) if roots is not None else None
         if refusal is not None:
             return RunOutcome(task.key, location, reason=refusal)
     options = task.options

@@ -145,6 +145,8 @@ def _report(args: argparse.Namespace, summary: RunsSummary, formats: Sequence[st
         return ExitCode.INTERRUPTED
     if summary.end is JobEnd.CLUSTER_LOST:
         return ExitCode.CLUSTER_LOST
+    if summary.runs and len(summary.not_compared) == len(summary.runs):
+        return ExitCode.BAD_INPUT  # no run could be read: each one's reason is in the summary
     if (args.fail or args.fail_under) and summary.failing:
         return ExitCode.THRESHOLDS
     return ExitCode.OK

@@ -18,23 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import List, Optional, Tuple
 
 from opdiff.dumps.discovery import TFDBG_SOURCE_FILE as SOURCE_FILE
 from opdiff.dumps.discovery import TFDBG_UNREADABLE_FILE as UNREADABLE_FILE
+from opdiff.dumps.tfdbg.cache import cache_root
 from opdiff.dumps.tfdbg.detect import is_pending_export
 from opdiff.dumps.tfdbg.export import export_run
 from opdiff.dumps.tfdbg.model import Run, TfdbgRoot
 from opdiff.dumps.tfdbg.roots import read_tfdbg_root
 from opdiff.fileio.atomic import write_text
-
-CACHE_ENV = "OPDIFF_TFDBG_CACHE"
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / f"opdiff-tfdbg-{os.getuid()}")
 
 
 def _fingerprint(root: TfdbgRoot, run: Run) -> str:
