@@ -4,7 +4,6 @@ tensor opdiff reads equal, bit for bit, to what DebugDumpDir and DebugDataReader
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ tf = tensorflow_or_skip()
 pytestmark = pytest.mark.tf
 
 from opdiff.dumps.tfdbg.roots import read_tfdbg_root  # noqa: E402
+from tests.support.child_env import with_checkout_on_path  # noqa: E402
 from tests.support.paths import ROOT  # noqa: E402
 from tests.support.tfdbg_expected import differences  # noqa: E402
 
@@ -25,7 +25,7 @@ from tests.support.tfdbg_expected import differences  # noqa: E402
 @pytest.mark.parametrize("kind", ["v1_sgd", "v1_adam", "v2_sgd"])
 def test_every_tensor_equals_tensorflows_own_reader(tmp_path: Path, kind: str) -> None:
     # each dump in its own process: v1 runs in graph mode, v2 needs eager execution
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(ROOT)]), TF_CPP_MIN_LOG_LEVEL="2")
+    env = {**with_checkout_on_path(str(ROOT)), "TF_CPP_MIN_LOG_LEVEL": "2"}
     done = subprocess.run([sys.executable, "-m", "tests.support.tfdbg_training", str(tmp_path), kind], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -6,7 +6,6 @@ process of their own with TF_DETERMINISTIC_OPS=1). Runs in the venv tools/tf_env
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,10 +23,11 @@ from tensorflow.python.debug.lib import debug_data  # noqa: E402
 from opdiff.cli import main  # noqa: E402
 from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.dumps.discovery import FileKind, index_folder  # noqa: E402
+from tests.support.child_env import with_checkout_on_path  # noqa: E402
 from tests.support.tf_training import save_checkpoint, save_saved_model, training_inputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-DETERMINISTIC = {**os.environ, "TF_DETERMINISTIC_OPS": "1", "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
+DETERMINISTIC = {**with_checkout_on_path(str(ROOT)), "TF_DETERMINISTIC_OPS": "1"}
 
 
 def run_deterministic(*args):

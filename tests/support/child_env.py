@@ -25,3 +25,12 @@ def make_pythonpath_absolute() -> None:
     if os.environ.get("PYTHONPATH"):
         parts = os.environ["PYTHONPATH"].split(os.pathsep)
         os.environ["PYTHONPATH"] = os.pathsep.join(os.path.abspath(part) for part in parts if part)
+
+
+def with_checkout_on_path(root: str) -> Dict[str, str]:
+    """This process's environment with the checkout `root` last on PYTHONPATH, so a child imports
+    the tests package from it and opdiff as this process does (the installed copy, or a source
+    tree the caller put on PYTHONPATH): never the checkout's python/ folder, which holds no core
+    unless it was built in place."""
+    parts = [part for part in os.environ.get("PYTHONPATH", "").split(os.pathsep) if part]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(parts + [root])}
