@@ -17,7 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Sequence
 
 import ml_dtypes
 import numpy as np
@@ -56,29 +56,12 @@ for _folder in (_BENCH, _BENCH.parent):  # bench/fuzz_dumps.py; the tests packag
         sys.path.insert(0, str(_folder))
 import fuzz_dumps  # noqa: E402  (bench/fuzz_dumps.py: dump seeds and the read-everything check)
 import tfdbg_targets  # noqa: E402  (bench/fuzz/tfdbg_targets.py: the tfdbg readers' targets)
+from scratch import Scratch  # noqa: E402  (bench/fuzz/scratch.py)
 
 from tests.support.attr_compressor import compress  # noqa: E402
 from tests.support.ge_training_model import training_model_def  # noqa: E402
 
 NPY_MAGIC = b"\x93NUMPY"
-
-
-class Scratch:
-    """One private folder per process for the files the checks write (readers take paths)."""
-
-    _folder: Optional[Path] = None
-
-    @classmethod
-    def path(cls, name: str) -> Path:
-        if cls._folder is None:
-            cls._folder = Path(tempfile.mkdtemp(prefix="opdiff-fuzz-"))
-        return cls._folder / name
-
-    @classmethod
-    def write(cls, name: str, data: bytes) -> Path:
-        path = cls.path(name)
-        path.write_bytes(data)
-        return path
 
 
 @dataclass(frozen=True)

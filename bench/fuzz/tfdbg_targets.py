@@ -5,14 +5,13 @@ where it reads a tensor, the array has the shape and the dtype the proto declare
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import ml_dtypes
 import numpy as np
 from google.protobuf.message import DecodeError
+from scratch import Scratch  # bench/fuzz/scratch.py (bench/fuzz is first on sys.path)
 
 from opdiff.dumps.tfdbg import tfdbg_pb2 as pb
 from opdiff.dumps.tfdbg.roots import read_tensor, read_tfdbg_root
@@ -20,19 +19,6 @@ from opdiff.dumps.tfdbg.tensors import NUMPY_DTYPES, TensorDamaged, TensorSkippe
 from opdiff.dumps.tfdbg.writer import tensor_event, write_v2_root
 
 _REFUSALS = (TensorDamaged, TensorSkipped)
-
-
-class _Scratch:
-    folder: Optional[Path] = None
-
-    @classmethod
-    def fresh(cls, name: str) -> Path:
-        if cls.folder is None:
-            cls.folder = Path(tempfile.mkdtemp(prefix="opdiff-fuzz-tfdbg-"))
-        path = cls.folder / name
-        shutil.rmtree(path, ignore_errors=True)
-        path.mkdir(parents=True)
-        return path
 
 
 def _arrays() -> Dict[str, np.ndarray]:
@@ -75,7 +61,7 @@ def v1_seeds(folder: Path) -> List[bytes]:
 
 def check_v1(data: bytes) -> None:
     """One mutated tensor file in a run folder: the root read, the tensor read or refused."""
-    run = _Scratch.fresh("v1") / "run_1700000000000000_0"
+    run = Scratch.fresh("v1") / "run_1700000000000000_0"
     device = run / "_tfdbg_device_,job_localhost,replica_0,task_0,device_GPU_0" / "block"
     device.mkdir(parents=True)
     (device / "op_0_DebugIdentity_1700000000000001").write_bytes(data)
@@ -100,7 +86,7 @@ def v2_seeds(folder: Path) -> List[bytes]:
 def check_v2(data: bytes) -> None:
     """A mutated .graph_execution_traces stream beside a sound .metadata: the root read (a stream
     that cannot be framed is a problem it lists), every tensor read or refused."""
-    root = _Scratch.fresh("v2")
+    root = Scratch.fresh("v2")
     write_v2_root(root, [{("a", 0): np.zeros(1, np.float32)}], prefix="events")
     (root / "events.graph_execution_traces").write_bytes(data)
     dump = read_tfdbg_root(root)
