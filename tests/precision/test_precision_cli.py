@@ -12,38 +12,13 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 pytestmark = pytest.mark.onnx
 
-import opdiff  # noqa: E402
-from opdiff.conventions.dump_names import escape_op_name  # noqa: E402
 from opdiff.conventions.keep_dtype import read_keep_dtype  # noqa: E402
-from opdiff.dumps.discovery import index_folder  # noqa: E402
-from opdiff.precision.target import Target  # noqa: E402
 from tests.support.fp16_fragile_models import FRAGILE_MODELS, save_fragile_model  # noqa: E402
+from tests.support.precision_runs import passes_with  # noqa: E402
 
 
 def _saved(tmp_path, name):
     return save_fragile_model(tmp_path, name)
-
-
-def _passes_with(tmp_path, model, feeds, path, inputs, keep_file):
-    """dump-onnx --dtype fp16 --keep-fp32-file `keep_file`: do the model outputs' dumps pass?"""
-    out = tmp_path / f"run_{keep_file.stem}"
-    assert main(["dump-onnx", str(path), *inputs, "--dtype", "fp16", "--keep-fp32-file", str(keep_file), "-o", str(out)]) == 0
-    index = index_folder(out / "dump")
-    fused = opdiff.read_graph(out / "fusion_rule.json")
-    outputs = {}
-    for value in model.graph.output:
-        writer = next(node.name for node in model.graph.node if value.name in node.output)
-        op = next(op for op in fused.ops if op.output_descs and op.output_descs[0].origin_name == writer and op.type != "Cast")
-        outputs[value.name] = opdiff.read_dump(index.newest(escape_op_name(op.name)).path).outputs[0].to_numpy()
-    golden = dict(zip([v.name for v in model.graph.output], _fp32_outputs(model, feeds)))
-    return all(check.passed for check in Target().check(outputs, golden))
-
-
-def _fp32_outputs(model, feeds):
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    return session.run(None, feeds)
 
 
 @pytest.mark.parametrize("name", sorted(FRAGILE_MODELS))
@@ -61,11 +36,11 @@ def test_keep_dtype_cfg_applied_with_dump_onnx_passes_and_each_entry_is_needed(t
     ops = json.loads(re.search(r'"ops":(\[[^]]*\])', page).group(1))
     culprits = json.loads(re.search(r'"culprits":(\[[^]]*\])', page).group(1))
     assert sorted(ops[k] for k in culprits) == sorted(kept)
-    assert _passes_with(tmp_path, model, feeds, path, inputs, keep)
+    assert passes_with(tmp_path, model, feeds, path, inputs, keep)
     for name_left_out in kept:
         fewer = tmp_path / f"without_{name_left_out}.cfg"
         fewer.write_text("".join(f"{k}\n" for k in kept if k != name_left_out))
-        assert not _passes_with(tmp_path, model, feeds, path, inputs, fewer), name_left_out
+        assert not passes_with(tmp_path, model, feeds, path, inputs, fewer), name_left_out
 
 
 def test_an_unknown_op_in_a_keep_file_is_exit_2_naming_it(tmp_path, capsys):

@@ -15,7 +15,16 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 from opdiff.commands.args.model_inputs import add_model_inputs
-from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_qdq, add_skip_file, kept_in_fp32, skipped_in_int8
+from opdiff.commands.args.onnx_run import (
+    add_dtype,
+    add_keep_fp32,
+    add_mixlist,
+    add_qdq,
+    add_skip_file,
+    kept_in_fp32,
+    mixlists_of,
+    skipped_in_int8,
+)
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
@@ -47,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "its fusion rule maps to the float model's golden run")
     add_skip_file(parser)
     add_keep_fp32(parser)
+    add_mixlist(parser)
     parser.add_argument("--fault", action="append", default=[], metavar="NODE[=SCALE]",
                         help="scale a quarter of NODE's weight channels (default x1.5): a known culprit (repeatable: several faults)")
     add_threads(parser, "ONNX Runtime intra-op threads", default="its own choice")
@@ -79,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         faults = tuple(parse_fault(text) for text in args.fault)
-        kept, skipped = kept_in_fp32(args), skipped_in_int8(args)
+        kept, skipped, mixlists = kept_in_fp32(args), skipped_in_int8(args), mixlists_of(args)
     except (ValueError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     options = DumpOptions(
@@ -92,7 +102,10 @@ def run(args: argparse.Namespace) -> int:
         keep_fp32=kept.types,
         keep_fp32_nodes=kept.names,
         faults=faults,
+        mixlists=mixlists,
     )
+    if mixlists is not None and args.dtype != "fp16":
+        return fail("--mixlist sets which ops drop to fp16: it needs --dtype fp16", ExitCode.BAD_INPUT)
     if skipped and args.qdq is None:
         return fail("--skip-file lists ops left unquantized: it needs --qdq", ExitCode.BAD_INPUT)
     reference = None

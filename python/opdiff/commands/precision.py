@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Dict, Optional
 
 from opdiff.commands.args.dump_paths import add_dump_paths, apply_dump_paths
 from opdiff.commands.args.model_inputs import add_model_inputs
-from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_qdq, kept_in_fp32
+from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, add_mixlist, add_qdq, kept_in_fp32, mixlists_of
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.precision_search import add_device_loop, add_search
 from opdiff.commands.args.rules import add_fusion_rule
@@ -44,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_dtype(parser, choices=("fp16",), default="fp16", help="the device's precision for the ops not kept (default fp16)")
     add_qdq(parser, help="search the ops to leave unquantized in a QDQ int8 copy calibrated on BATCHES seeded random feeds")
     add_keep_fp32(parser)
+    add_mixlist(parser)
     add_fail_under(parser, "the target: every model output passes these limits (repeatable, as compare takes them; "
                    "default: compare's default verdict at every model output)")
     add_search(parser)
@@ -76,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
         mode = Mode.INT8 if args.qdq is not None else Mode.FP16
         target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
         local = read_local_errors(Path(args.isolation)) if args.isolation else _comparison_ranking(args)
+        ascend_types = _ascend_types(args)
         options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0,
-                                   local_errors=local, device=_device_commands(args))
+                                   local_errors=local, device=_device_commands(args), mixlists=mixlists_of(args),
+                                   ascend_types=ascend_types or {})
         finding = find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume)
     except CommandFailed as error:
         return fail(str(error), ExitCode.BAD_INPUT)
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     try:
-        write_outputs(finding, args.output, mode, _ascend_types(args))
+        write_outputs(finding, args.output, mode, ascend_types)
     except (ValueError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     console = Console()

@@ -12,10 +12,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Dict, FrozenSet, List, Mapping, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
+from opdiff.conventions.mixlist import MixLists
 from opdiff.precision.target import OutputCheck, Target
 from opdiff.producers.onnx.support import OnnxModel
 
@@ -45,7 +46,8 @@ class CpuEvaluator:
     """Runs `model` (prepared: dump-safe names) on `feeds` with kept sets, against its fp32 outputs.
 
     `keep_types` are op types kept in every run (``--keep-fp32``); `calibration` the QDQ copy's
-    calibration feeds (int8 only).
+    calibration feeds (int8 only); `mixlists` ATC's mixed precision instead of fp16 everywhere, with
+    `ascend_types` (node name -> Ascend IR type, from a rule) naming the ops' types for its lists.
     """
 
     model: OnnxModel
@@ -55,6 +57,8 @@ class CpuEvaluator:
     keep_types: Tuple[str, ...] = ()
     calibration: Sequence[Mapping[str, np.ndarray]] = ()
     threads: int = 0
+    mixlists: Optional[MixLists] = None
+    ascend_types: Mapping[str, str] = field(default_factory=dict)
     golden: Dict[str, np.ndarray] = field(default_factory=dict)
     types: Dict[str, str] = field(default_factory=dict)  # every tensor's element type, from ONNX Runtime
 
@@ -82,7 +86,17 @@ class CpuEvaluator:
             return quantize_qdq(self.model, list(self.calibration), skip=sorted(kept))
         from opdiff.producers.onnx.fp16_model import convert_to_fp16
 
-        return convert_to_fp16(self.model, self.keep_types, self.types, keep_nodes=kept).run_model()
+        return convert_to_fp16(self.model, self.keep_types, self.types, keep_nodes=self.fp32_nodes(kept)).run_model()
+
+    def fp32_nodes(self, kept: FrozenSet[str]) -> Set[str]:
+        """The nodes an fp16 evaluation of `kept` runs in fp32: `kept`, and under mixed precision
+        the black-list ops and the gray ones that follow an fp32 op (see mixed_precision.py)."""
+        if self.mixlists is None:
+            return set(kept)
+        from opdiff.producers.onnx.mixed_precision import fp32_under_mix
+
+        return fp32_under_mix(self.model, self.mixlists, self.types, kept=kept, kept_types=set(self.keep_types),
+                              ascend_types=self.ascend_types)
 
     def _run(self, model: OnnxModel) -> Dict[str, np.ndarray]:
         import onnxruntime as ort

@@ -42,7 +42,7 @@ def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode, ascend_types
         names, types = whole_types(kept, ascend_types or {})
         written.append(write_bytes(out / KEEP_DTYPE_FILE, keep_list(names, types).text().encode("utf-8")))
         if types:
-            mixlist = {"black-list": {"to-add": types}, "white-list": {"to-remove": types}, "gray-list": {"to-remove": types}}
+            mixlist = {"black-list": {"to-add": types}}  # to-add moves a type off the white or gray list onto the black one
             written.append(write_bytes(out / MIXLIST_FILE, json.dumps(mixlist, indent=2).encode("utf-8")))
     written.append(write_bytes(out / REPORT_FILE, json.dumps(report_json(finding, mode), indent=2).encode("utf-8")))
     if finding.view is not None:

@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from opdiff.conventions.mixlist import MixLists
 from opdiff.precision.candidates import Candidate, error_growth, float_ops, multiply_adds, ranked_by_isolation
 from opdiff.precision.device import DeviceCommands, DeviceEvaluator
 from opdiff.precision.evaluate import CpuEvaluator, Evaluation, Mode
@@ -34,6 +35,8 @@ class PrecisionOptions:
     threads: int = 0
     local_errors: Optional[Mapping[str, float]] = None  # an isolation CSV's local errors by op
     device: Optional[DeviceCommands] = None  # evaluate on a device through --build and --run
+    mixlists: Optional[MixLists] = None  # ATC's mixed precision (--mixlist) instead of fp16 everywhere
+    ascend_types: Mapping[str, str] = field(default_factory=dict)  # op name -> Ascend IR type, from a rule (-f)
 
 
 @dataclass
@@ -68,8 +71,10 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     whole = prepare_model(model)
     prepared, input_names = whole.model, whole.input_names
     _check_names(prepared, options.keep_names)
+    if options.mixlists is not None and options.mode is Mode.INT8:
+        raise ValueError("--mixlist sets which ops drop to fp16: it does not go with --qdq")
     evaluator = CpuEvaluator(prepared, feeds, target, options.mode, options.keep_types, _calibration(prepared, options),
-                             options.threads)
+                             options.threads, options.mixlists, options.ascend_types)
     out.mkdir(parents=True, exist_ok=True)
     log = out / STEPS_FILE
     steps = Steps(_evaluate_with(evaluator, options, out), log, on_step=on_step)
@@ -79,7 +84,7 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
         log.unlink()
     _continue_numbering(steps)
     if steps.passes(frozenset()):  # before ranking: a model that passes as it is costs one evaluation
-        candidates = _candidates(prepared, evaluator.types, options)
+        candidates = _candidates(prepared, evaluator, options)
         result = SearchResult(Outcome.NOTHING_NEEDED, (), len(candidates))
         ranked = candidates
         macs: Dict[str, int] = {}
@@ -141,14 +146,15 @@ def _calibration(model: OnnxModel, options: PrecisionOptions) -> List[Dict[str, 
     return [random_inputs(specs, 1000 + k) for k in range(options.calibration_batches)]  # as dump-onnx --qdq
 
 
-def _candidates(model: OnnxModel, types: Mapping[str, str], options: PrecisionOptions) -> List[Candidate]:
+def _candidates(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOptions) -> List[Candidate]:
     """The ops that may be kept, in graph order: those with a float output (for int8, of the
-    quantized types), but those kept in every run."""
+    quantized types), but those in fp32 with nothing kept (kept in every run; under mixed
+    precision, the black-list ops and the gray ones following them)."""
     from opdiff.producers.qdq.model import QUANTIZED_OP_TYPES
 
     op_types = QUANTIZED_OP_TYPES if options.mode is Mode.INT8 else None
-    excluded = set(options.keep_names)
-    return [c for c in float_ops(model, types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
+    excluded = evaluator.fp32_nodes(frozenset(options.keep_names))
+    return [c for c in float_ops(model, evaluator.types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
 
 
 def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEvaluator,
@@ -158,7 +164,7 @@ def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEval
     graph with each candidate's error (the HTML report)."""
     from opdiff.producers.onnx.runner import run_exposing_all
 
-    candidates = _candidates(model, evaluator.types, options)
+    candidates = _candidates(model, evaluator, options)
     golden = run_exposing_all(model, evaluator.feeds, threads=options.threads).tensors
     macs = multiply_adds(model, golden)
     nothing_kept = evaluator.candidate_model(frozenset(options.keep_names))

@@ -1,14 +1,15 @@
 """How an ONNX model is run on the CPU, for dump-onnx and precision: its precision (``--dtype``,
-``--keep-fp32``, ``--keep-fp32-file``) and its int8 copy (``--qdq``, ``--skip-file``); its inputs are
-model_inputs.py's. Each flag is declared here once; the commands read them the same way."""
+``--keep-fp32``, ``--keep-fp32-file``, ``--mixlist``) and its int8 copy (``--qdq``, ``--skip-file``);
+its inputs are model_inputs.py's. Each flag is declared here once; the commands read them the same way."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Tuple
+from typing import Optional, Tuple
 
 from opdiff.conventions.keep_dtype import KeepList, keep_list, parse_skip_layers, read_keep_dtype
+from opdiff.conventions.mixlist import MixLists, read_mixlists
 
 
 def add_dtype(parser: argparse.ArgumentParser, *, choices: Tuple[str, ...], default: str, help: str) -> None:
@@ -20,6 +21,19 @@ def add_keep_fp32(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-fp32-file", metavar="FILE",
                         help="ops kept in fp32 by --dtype fp16, in ATC's keep_dtype.cfg format: an op name a line, or "
                         "OpType::X for every op of ONNX type X (docs/what-to-change.md)")
+
+
+def add_mixlist(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mixlist", action="append", default=[], metavar="FILE",
+                        help="with --dtype fp16: ATC's mixed precision (allow_mix_precision) instead of fp16 everywhere: "
+                        "CANN's ops-info JSON of the SoC, then any modify_mixlist JSON, applied in order (repeatable; "
+                        "docs/what-to-change.md)")
+
+
+def mixlists_of(args: argparse.Namespace) -> Optional[MixLists]:
+    """The mixed-precision lists ``--mixlist`` gives (None without it); ValueError naming a file
+    that is not a mixlist, OSError when one cannot be read."""
+    return read_mixlists(args.mixlist) if getattr(args, "mixlist", None) else None
 
 
 def add_qdq(parser: argparse.ArgumentParser, *, help: str) -> None:

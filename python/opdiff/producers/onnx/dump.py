@@ -18,10 +18,11 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 import numpy as np
 
+from opdiff.conventions.mixlist import MixLists
 from opdiff.fileio.atomic import write_bytes
 from opdiff.graph import FusionMap
 from opdiff.producers.file_names import file_safe_name, timestamp_now
@@ -31,6 +32,7 @@ from opdiff.producers.onnx.fault_injection import scale_weights
 from opdiff.producers.onnx.fp16_model import convert_to_fp16
 from opdiff.producers.onnx.fusion_rule import build_fusion_rule
 from opdiff.producers.onnx.lineage import Lineage, recover_lineage, tensor_origins
+from opdiff.producers.onnx.mixed_precision import fp32_under_mix
 from opdiff.producers.onnx.model_prep import PreparedModel, prepare_model
 from opdiff.producers.onnx.runner import Optimization, optimize_model, run_exposing_all, tensor_types
 from opdiff.producers.onnx.support import OnnxModel, require_onnx
@@ -73,6 +75,7 @@ class DumpOptions:
     keep_fp32: Tuple[str, ...] = ()  # op types kept in fp32 by an fp16 run
     keep_fp32_nodes: Tuple[str, ...] = ()  # op names (the model's own, or as prepared) kept in fp32 by an fp16 run
     faults: Tuple[Tuple[str, float], ...] = ()  # (node, scale) each: see fault_injection.scale_weights
+    mixlists: Optional[MixLists] = None  # an fp16 run under ATC's mixed precision: see mixed_precision.py
 
     def resolved_kind(self) -> OutputKind:
         if self.kind is not OutputKind.AUTO:
@@ -200,8 +203,16 @@ def _device_model(model: OnnxModel, options: DumpOptions, notes: List[str],
         return model, None
     # After optimising: the optimiser would fuse the rounding Casts away; converting the fused graph
     # keeps fp16 at every op, as a device runs the fused graph.
-    converted = convert_to_fp16(model, options.keep_fp32, tensor_types(model), keep_nodes=options.keep_fp32_nodes)
-    notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    types = tensor_types(model)
+    keep_nodes: Set[str] = set(options.keep_fp32_nodes)
+    if options.mixlists is not None:
+        keep_nodes = fp32_under_mix(model, options.mixlists, types, kept=keep_nodes, kept_types=set(options.keep_fp32))
+    converted = convert_to_fp16(model, options.keep_fp32, types, keep_nodes=keep_nodes)
+    if options.mixlists is None:
+        notes += [f"node {n} kept in fp32" for n in converted.kept_fp32]
+    else:  # a mixed model keeps many ops in fp32: one note, the list is in the model it saves
+        notes.append(f"mixed precision: {len(converted.kept_fp32)} of {len(model.graph.node)} nodes run in fp32 "
+                     "(the black list, the kept ops and the gray ops following them)")
     present = {node.name for node in model.graph.node}
     notes += [f"op {n} of the keep list is no node of the fused graph (ONNX Runtime fused it into another): not kept"
               for n in options.keep_fp32_nodes if n not in present]
