@@ -150,3 +150,24 @@ def test_a_type_whose_every_op_is_kept_is_one_op_type_line_and_a_mixlist(tmp_pat
     assert keep.names == () and keep.types == ("ReduceSumD",)
     mixlist = json.loads((tmp_path / "modify_mixlist.json").read_text())
     assert mixlist["black-list"]["to-add"] == ["ReduceSumD"]
+
+
+def test_own_errors_come_from_one_cut_run_and_leave_inherited_errors_out(tmp_path):
+    import math
+
+    from opdiff.precision.candidates import relative_error
+    from opdiff.precision.own_errors import own_fp16_errors
+    from opdiff.producers.onnx.runner import run_exposing_all
+
+    model, feeds = FRAGILE_MODELS["overflow_then_divide"]()  # mm overflows; div and relu only pass its inf on
+    prepared = prepare_model(model).model
+    evaluator = CpuEvaluator(prepared, feeds, Target())
+    golden = run_exposing_all(prepared, feeds).tensors
+    own = own_fp16_errors(evaluator)
+    assert math.isinf(own["mm"])
+    assert math.isinf(own["div"])  # it reads the MatMul's right value as fp16 reads it: past 65,504
+    assert 0 < own["relu"] < 1e-3  # it reads the Div's right value: fp16's rounding alone
+    end_to_end = run_exposing_all(evaluator.candidate_model(frozenset()), feeds).tensors
+    assert math.isinf(relative_error(end_to_end["y"], golden["y"]))  # what relu writes in the run with nothing kept
+    ranked = find_what_to_keep(model, feeds, Target(), tmp_path).ranked
+    assert [c.name for c in ranked] == ["mm", "div", "relu"]

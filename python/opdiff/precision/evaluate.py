@@ -45,9 +45,13 @@ class Evaluation:
 class CpuEvaluator:
     """Runs `model` (prepared: dump-safe names) on `feeds` with kept sets, against its fp32 outputs.
 
-    `keep_types` are op types kept in every run (``--keep-fp32``); `calibration` the QDQ copy's
-    calibration feeds (int8 only); `mixlists` ATC's mixed precision instead of fp16 everywhere, with
+    `keep_types` and `keep_names` are the op types and names kept in every run (``--keep-fp32``,
+    ``--keep-fp32-file``: added to every set evaluated); `calibration` the QDQ copy's calibration
+    feeds (int8 only); `mixlists` ATC's mixed precision instead of fp16 everywhere, with
     `ascend_types` (node name -> Ascend IR type, from a rule) naming the ops' types for its lists.
+
+    The float32 run exposes every tensor (`tensors`: the ranking and the HTML view read them), and
+    so does the first evaluation of the empty set (`nothing_kept`): one run each serves all.
     """
 
     model: OnnxModel
@@ -59,27 +63,44 @@ class CpuEvaluator:
     threads: int = 0
     mixlists: Optional[MixLists] = None
     ascend_types: Mapping[str, str] = field(default_factory=dict)
-    golden: Dict[str, np.ndarray] = field(default_factory=dict)
-    types: Dict[str, str] = field(default_factory=dict)  # every tensor's element type, from ONNX Runtime
+    keep_names: FrozenSet[str] = frozenset()
+    tensors: Dict[str, np.ndarray] = field(default_factory=dict)  # every tensor of the float32 run
+    golden: Dict[str, np.ndarray] = field(default_factory=dict)  # its model outputs
+    nothing_kept: Optional[Dict[str, np.ndarray]] = None  # every tensor of the run with nothing kept, once made
+    types: Dict[str, str] = field(default_factory=dict)  # every tensor's element type, from the float32 run
 
     def __post_init__(self) -> None:
-        from opdiff.producers.onnx.runner import tensor_types
+        from opdiff.producers.onnx.runner import run_exposing_all, run_types
 
-        self.types = tensor_types(self.model)
-        self.golden = self._run(self.model)
+        self.tensors = run_exposing_all(self.model, self.feeds, threads=self.threads).tensors
+        self.types = run_types(self.tensors)
+        self.golden = {name: self.tensors[name] for name in self.output_names}
 
     @property
     def output_names(self) -> List[str]:
         return [value.name for value in self.model.graph.output]
 
     def evaluate(self, kept: FrozenSet[str]) -> Evaluation:
-        """The outputs with the ops `kept` in float32 (or unquantized), checked against golden."""
+        """The outputs with the ops `kept` (and `keep_names`) in float32 (or unquantized), checked
+        against golden; recorded under `kept`."""
         started = time.perf_counter()
-        outputs = self._run(self.candidate_model(kept))
+        if not kept and self.nothing_kept is None:
+            outputs = {name: self.with_nothing_kept()[name] for name in self.output_names}
+        else:
+            outputs = self._run(self.candidate_model(kept))
         return Evaluation(kept, tuple(self.target.check(outputs, self.golden)), time.perf_counter() - started)
 
+    def with_nothing_kept(self) -> Dict[str, np.ndarray]:
+        """Every tensor of the run with nothing kept but `keep_names` (made once)."""
+        if self.nothing_kept is None:
+            from opdiff.producers.onnx.runner import run_exposing_all
+
+            self.nothing_kept = run_exposing_all(self.candidate_model(frozenset()), self.feeds, threads=self.threads).tensors
+        return self.nothing_kept
+
     def candidate_model(self, kept: FrozenSet[str]) -> OnnxModel:
-        """The model an evaluation of `kept` runs."""
+        """The model an evaluation of `kept` (and `keep_names`) runs."""
+        kept = kept | self.keep_names
         if self.mode is Mode.INT8:
             from opdiff.producers.qdq.model import quantize_qdq
 
@@ -89,8 +110,9 @@ class CpuEvaluator:
         return convert_to_fp16(self.model, self.keep_types, self.types, keep_nodes=self.fp32_nodes(kept)).run_model()
 
     def fp32_nodes(self, kept: FrozenSet[str]) -> Set[str]:
-        """The nodes an fp16 evaluation of `kept` runs in fp32: `kept`, and under mixed precision
+        """The nodes an fp16 evaluation of `kept` runs in fp32: `kept` and `keep_names`, and under mixed precision
         the black-list ops and the gray ones that follow an fp32 op (see mixed_precision.py)."""
+        kept = kept | self.keep_names
         if self.mixlists is None:
             return set(kept)
         from opdiff.producers.onnx.mixed_precision import fp32_under_mix

@@ -16,6 +16,7 @@ from opdiff.precision.candidates import Candidate, error_growth, float_ops, mult
 from opdiff.precision.device import DeviceCommands, DeviceEvaluator
 from opdiff.precision.evaluate import CpuEvaluator, Evaluation, Mode
 from opdiff.precision.html import GraphRows, graph_rows
+from opdiff.precision.own_errors import own_fp16_errors
 from opdiff.precision.search import Outcome, SearchMode, SearchResult, search
 from opdiff.precision.steps import STEPS_FILE, Steps
 from opdiff.precision.target import Target
@@ -74,7 +75,7 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     if options.mixlists is not None and options.mode is Mode.INT8:
         raise ValueError("--mixlist sets which ops drop to fp16: it does not go with --qdq")
     evaluator = CpuEvaluator(prepared, feeds, target, options.mode, options.keep_types, _calibration(prepared, options),
-                             options.threads, options.mixlists, options.ascend_types)
+                             options.threads, options.mixlists, options.ascend_types, frozenset(options.keep_names))
     out.mkdir(parents=True, exist_ok=True)
     log = out / STEPS_FILE
     steps = Steps(_evaluate_with(evaluator, options, out), log, on_step=on_step)
@@ -99,15 +100,14 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
 
 
 def _evaluate_with(evaluator: CpuEvaluator, options: PrecisionOptions, out: Path) -> Callable[[frozenset[str]], Evaluation]:
-    """How a candidate set is evaluated: on the CPU with the ops kept in every run added, or by the
-    device commands (whose keep files list those ops too)."""
+    """How a candidate set is evaluated: on the CPU (the evaluator adds the ops kept in every run),
+    or by the device commands (whose keep files list those ops too)."""
     if options.device is not None:
         outputs = {value.name: _writer(evaluator.model, value.name) for value in evaluator.model.graph.output}
         device = DeviceEvaluator(options.device, out, evaluator.target, evaluator.golden, outputs, options.keep_types,
                                  options.keep_names)
         return device.evaluate
-    base = frozenset(options.keep_names)
-    return lambda kept: _shifted(evaluator.evaluate(kept | base), kept)
+    return evaluator.evaluate
 
 
 def _writer(model: OnnxModel, tensor: str) -> Tuple[str, int]:
@@ -123,11 +123,6 @@ def _continue_numbering(steps: Steps) -> None:
     owner = getattr(evaluate, "__self__", None)
     if isinstance(owner, DeviceEvaluator):
         owner.steps = len(steps.order)
-
-
-def _shifted(evaluation: Evaluation, kept: frozenset[str]) -> Evaluation:
-    """`evaluation` recorded under the candidate set `kept` (without the ops kept in every run)."""
-    return Evaluation(kept, evaluation.checks, evaluation.seconds)
 
 
 def _check_names(model: OnnxModel, names: Sequence[str]) -> None:
@@ -153,23 +148,23 @@ def _candidates(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOpt
     from opdiff.producers.qdq.model import QUANTIZED_OP_TYPES
 
     op_types = QUANTIZED_OP_TYPES if options.mode is Mode.INT8 else None
-    excluded = evaluator.fp32_nodes(frozenset(options.keep_names))
+    excluded = evaluator.fp32_nodes(frozenset())
     return [c for c in float_ops(model, evaluator.types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
 
 
 def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEvaluator,
             options: PrecisionOptions) -> Tuple[List[Candidate], Dict[str, int], GraphRows]:
-    """The candidates (not kept in every run), ranked by the isolation CSV's local errors, else by
-    their error growth in one run with nothing kept; each op's multiply-adds (the cost); and the
-    graph with each candidate's error (the HTML report)."""
-    from opdiff.producers.onnx.runner import run_exposing_all
+    """The candidates (not kept in every run), ranked by the given local errors (an isolation
+    CSV's, or a comparison's error growth), else in fp16 by each op's own error in one cut run
+    (own_errors.py), else (int8) by their error growth in one run with nothing kept; each op's
+    multiply-adds (the cost); and the graph with each candidate's error (the HTML report)."""
 
     candidates = _candidates(model, evaluator, options)
-    golden = run_exposing_all(model, evaluator.feeds, threads=options.threads).tensors
+    golden, mine = evaluator.tensors, evaluator.with_nothing_kept()
     macs = multiply_adds(model, golden)
-    nothing_kept = evaluator.candidate_model(frozenset(options.keep_names))
-    mine = run_exposing_all(nothing_kept, evaluator.feeds, threads=options.threads).tensors
     view = graph_rows(model, input_names, candidates, mine, golden, "int8" if options.mode is Mode.INT8 else "float16")
     if options.local_errors is not None:
         return ranked_by_isolation(candidates, options.local_errors), macs, view
+    if options.mode is Mode.FP16:
+        return ranked_by_isolation(candidates, own_fp16_errors(evaluator)), macs, view
     return error_growth(model, mine, golden, candidates), macs, view

@@ -15,7 +15,8 @@ def add_search(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the search whose step log DIR holds")
     parser.add_argument("--isolation", metavar="CSV",
                         help="rank the candidates by the local errors of an isolation CSV that compare --isolate wrote "
-                        "(default: by the error each adds in one CPU run with nothing kept)")
+                        "(default: by each op's own error in one CPU fp16 run that feeds every op the float32 values; "
+                        "int8: by the error each adds in one run with nothing kept)")
 
 
 def add_device_loop(parser: argparse.ArgumentParser) -> None:
