@@ -158,7 +158,6 @@ def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEval
     CSV's, or a comparison's error growth), else in fp16 by each op's own error in one cut run
     (own_errors.py), else (int8) by their error growth in one run with nothing kept; each op's
     multiply-adds (the cost); and the graph with each candidate's error (the HTML report)."""
-
     candidates = _candidates(model, evaluator, options)
     golden, mine = evaluator.tensors, evaluator.with_nothing_kept()
     macs = multiply_adds(model, golden)
