@@ -32,10 +32,11 @@ def test_keep_dtype_cfg_applied_with_dump_onnx_passes_and_each_entry_is_needed(t
     report = json.loads((tmp_path / "out" / "precision.json").read_text())
     assert [entry["op"] for entry in report["kept"]] == list(kept) and report["outcome"] == "found"
     assert len(report["gains"]) == len(kept)
-    page = (tmp_path / "out" / "precision.html").read_text()  # compare's HTML report, the kept ops marked on its graph
-    ops = json.loads(re.search(r'"ops":(\[[^]]*\])', page).group(1))
-    culprits = json.loads(re.search(r'"culprits":(\[[^]]*\])', page).group(1))
-    assert sorted(ops[k] for k in culprits) == sorted(kept)
+    page = (tmp_path / "out" / "precision.html").read_text()  # compare's HTML report, the kept ops marked kept on its graph
+    data = json.loads(re.search(r'<script id="opdiff-data" type="application/json">(.*?)</script>', page, re.S).group(1))
+    graph = data["graph"]
+    assert sorted(graph["ops"][k] for k in graph["kept"]) == sorted(kept) and set(graph["kept_as"]) == {"kept in fp32"}
+    assert graph["culprits"] == [] and {f["kind"] for f in data["findings"]} == {"kept in fp32"}  # a fix, not a culprit
     assert passes_with(tmp_path, model, feeds, path, inputs, keep)
     for name_left_out in kept:
         fewer = tmp_path / f"without_{name_left_out}.cfg"

@@ -4,7 +4,7 @@ running the model on the CPU with ONNX Runtime (dump-onnx's fp16 and QDQ runs) w
 
 Writes DIR/keep_dtype.cfg (ATC's --keep_dtype file; for --qdq, DIR/amct_skip_layers.cfg),
 DIR/precision.json (the report), DIR/precision.html (compare's HTML report of the run with nothing
-kept, the kept ops marked on its graph) and DIR/steps.jsonl (every evaluation; --resume reads it).
+kept, the kept ops marked kept on its graph) and DIR/steps.jsonl (every evaluation; --resume reads it).
 Exit 0 with the set found (or when nothing needs keeping), 3 when keeping every candidate still
 fails the target (precision is not the cause), 2 on bad input (an op name the model lacks).
 docs/what-to-change.md explains the search and the files.
@@ -165,7 +165,7 @@ def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> N
                       f"candidates still fails, so precision is not the cause; run compare with --isolate to see which op "
                       f"fails on its own inputs. Tried {steps} sets (steps.jsonl).", soft_wrap=True)
         return
-    what = "left unquantized" if mode.value == "int8" else "kept in fp32"
+    what = mode.kept_as.value
     table = Table(title=escape(f"precision: {len(finding.result.kept)} of {finding.result.candidates} candidate ops {what}"))
     for column in ("op", "type", "output", "cosine with / without", "NormRatioError with / without"):
         table.add_column(column)

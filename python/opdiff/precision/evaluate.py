@@ -19,6 +19,7 @@ import numpy as np
 from opdiff.conventions.mixlist import MixLists
 from opdiff.precision.target import OutputCheck, Target
 from opdiff.producers.onnx.support import OnnxModel
+from opdiff.results.findings import FindingKind
 
 
 class Mode(str, Enum):
@@ -26,6 +27,12 @@ class Mode(str, Enum):
 
     FP16 = "fp16"
     INT8 = "int8"
+
+    @property
+    def kept_as(self) -> FindingKind:
+        """What a kept op is, in the console's words and as the HTML page marks it: kept in fp32,
+        or left unquantized."""
+        return FindingKind.LEFT_UNQUANTIZED if self is Mode.INT8 else FindingKind.KEPT_IN_FP32
 
 
 @dataclass(frozen=True)

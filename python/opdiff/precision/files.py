@@ -6,8 +6,9 @@
 * ``amct_skip_layers.cfg``: for int8, the lines ``skip_layers : "NAME"`` of AMCT's simplified
   quantization config, the layers left unquantized;
 * ``precision.json``: the report (each step, the ops kept, what each one gains at the outputs);
-* ``precision.html``: compare's HTML report of the run with nothing kept, the kept ops marked on its
-  graph view (when a search ran: not when nothing needs keeping).
+* ``precision.html``: compare's HTML report of the run with nothing kept, the kept ops marked kept
+  ("kept in fp32", "left unquantized") on its graph view and in its findings (when a search ran:
+  not when nothing needs keeping).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def write_outputs(finding: PrecisionFinding, out: Path, mode: Mode, ascend_types
     written.append(write_bytes(out / REPORT_FILE, json.dumps(report_json(finding, mode), indent=2).encode("utf-8")))
     if finding.view is not None:
         gains = {name: _gain_text(finding, name) for name in kept}
-        written.append(write_precision_html(finding.view, kept, gains, out / HTML_FILE, quantized=mode is Mode.INT8))
+        written.append(write_precision_html(finding.view, kept, gains, out / HTML_FILE, mode=mode))
     return written
 
 

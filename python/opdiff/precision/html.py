@@ -1,6 +1,8 @@
 """The HTML report of a search: compare's own HTML report (graph view, chart, table), of the run
-with nothing kept against the float32 run, one row per candidate op, with the kept ops marked on
-the graph (as the page marks culprits) and each one's evidence: what keeping it gains at the outputs.
+with nothing kept against the float32 run, one row per candidate op, with the kept ops marked kept
+("kept in fp32", "left unquantized": Mode.kept_as) on the graph and in the findings, each with its
+evidence: what keeping it gains at the outputs. A kept op is the fix, not a culprit: it need not
+fail on its own inputs.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import numpy as np
 from opdiff.graph import FusionMap
 from opdiff.numerics.core_adapter import metrics as compare_arrays
 from opdiff.precision.candidates import Candidate
+from opdiff.precision.evaluate import Mode
 from opdiff.producers.onnx.support import OnnxModel
-from opdiff.results.findings import Finding, FindingKind
+from opdiff.results.findings import Finding
 from opdiff.results.rows import CompareRow, TensorId
 
 
@@ -50,19 +53,19 @@ def graph_rows(model: OnnxModel, input_names: Mapping[str, str], candidates: Seq
     return GraphRows(graph, rows)
 
 
-def write_precision_html(view: GraphRows, kept: Sequence[str], gains: Mapping[str, str], path: Path, *, quantized: bool) -> Path:
-    """The page at `path`: the report of `view`, with `kept` marked and `gains` (op -> text) as
-    each kept op's evidence."""
+def write_precision_html(view: GraphRows, kept: Sequence[str], gains: Mapping[str, str], path: Path, *, mode: Mode) -> Path:
+    """The page at `path`: the report of `view`, with `kept` marked kept and `gains` (op -> text)
+    as each kept op's evidence."""
     from opdiff.report.tensor.html_writer import write_html_report
     from opdiff.results.columns import CsvColumns
     from opdiff.results.scenario import Scenario
     from opdiff.results.tensor_report import Report
 
     report = Report(Scenario.NPU_VS_GOLDEN, Path("nothing kept"), Path("float32"), CsvColumns(), list(view.rows),
-                    quantized=quantized, graph=view.graph)
+                    quantized=mode is Mode.INT8, graph=view.graph)
     index = {row.tensor.op: row for row in view.rows}
-    findings = [Finding(FindingKind.CULPRIT, name, index[name].tensor_index if name in index else f"{name}:output:0",
-                        index[name].index if name in index else -1, gains.get(name, ""),
-                        "keep in fp32 (ATC --keep_dtype)" if not quantized else "leave unquantized (AMCT skip_layers)")
+    advice = "leave unquantized (AMCT skip_layers)" if mode is Mode.INT8 else "keep in fp32 (ATC --keep_dtype)"
+    findings = [Finding(mode.kept_as, name, index[name].tensor_index if name in index else f"{name}:output:0",
+                        index[name].index if name in index else -1, gains.get(name, ""), advice)
                 for name in kept]
     return write_html_report(report, path, findings)

@@ -21,6 +21,15 @@ class FindingKind(str, Enum):
     AMPLIFIED = "amplified error"  # inherited, and the op amplifies the error it receives (x4 or more)
     CONSTANT_OUTPUT = "constant output"
     VERDICT = "end-to-end verdict"
+    # from `opdiff precision`: an op its search keeps, the fix it found; not a diagnosis (a kept op
+    # need not fail on its own inputs, so it is no culprit). The value is the op's label on the page.
+    KEPT_IN_FP32 = "kept in fp32"  # ATC's --keep_dtype keeps it in float32 under an fp16 precision mode
+    LEFT_UNQUANTIZED = "left unquantized"  # AMCT's skip_layers leaves it in float in an int8 model
+
+    @property
+    def is_kept(self) -> bool:
+        """Whether the finding names an op a precision search keeps (the graph view marks it kept)."""
+        return self in (FindingKind.KEPT_IN_FP32, FindingKind.LEFT_UNQUANTIZED)
 
 
 @dataclass(frozen=True)

@@ -32,20 +32,22 @@
   const shortName = (name) => name.slice(name.lastIndexOf("/") + 1) || name;
   const labelWidth = (text, px) => Math.min(260, Math.max(64, Math.round(text.length * px) + 18));
 
-  // ---- marks: culprits, the first divergence, the path from a model input to it
+  // ---- marks: culprits, the first divergence, the path from a model input to it; on a precision
+  // search's page (only there: G.kept), the ops it keeps, each with its label ("kept in fp32")
   const culprit = new Set(G.culprits), onPath = new Set(G.path);
+  const kept = new Map((G.kept || []).map((i, k) => [i, G.kept_as[k]]));
   const pathStep = new Set();
   for (let k = 1; k < G.path.length; k++) pathStep.add(`${G.path[k - 1]}>${G.path[k]}`);
 
   // ---- "/" scopes: a tree of names; each op sits in the scope named by its name up to the last "/"
-  const root = { name: "", parent: null, ops: [], children: [], first: 0, total: 0, fails: 0, marked: false, elem: null };
+  const root = { name: "", parent: null, ops: [], children: [], first: 0, total: 0, fails: 0, marked: false, kept: false, elem: null };
   const scopes = new Map([["", root]]);
   function scopeNamed(name) {
     let scope = scopes.get(name);
     if (scope) return scope;
     const cut = name.lastIndexOf("/");
     const parent = scopeNamed(cut < 0 ? "" : name.slice(0, cut));
-    scope = { name, parent, ops: [], children: [], first: Infinity, total: 0, fails: 0, marked: false, elem: null };
+    scope = { name, parent, ops: [], children: [], first: Infinity, total: 0, fails: 0, marked: false, kept: false, elem: null };
     parent.children.push(scope);
     scopes.set(name, scope);
     return scope;
@@ -60,6 +62,7 @@
       s.first = Math.min(s.first, i);
       if (G.verdicts[i] === "fail") s.fails++;
       if (marked) s.marked = true;
+      if (kept.has(i)) s.kept = true;
     }
     return scope;
   });
@@ -75,18 +78,20 @@
         const part = items.slice(k, k + size);
         const label = `[${k + 1}\u2013${k + part.length}] of ${items.length}`;
         const run = { name: `${scope.name}#${label}`, label, synthetic: true, parent: scope, ops: [], children: [], first: part[0].first,
-          total: 0, fails: 0, marked: false, elem: null };
+          total: 0, fails: 0, marked: false, kept: false, elem: null };
         for (const item of part) {
           if (item.scope) {
             item.scope.parent = run;
             run.children.push(item.scope);
             run.total += item.scope.total; run.fails += item.scope.fails; run.marked = run.marked || item.scope.marked;
+            run.kept = run.kept || item.scope.kept;
           } else {
             scopeOf[item.op] = run;
             run.ops.push(item.op);
             run.total++;
             if (G.verdicts[item.op] === "fail") run.fails++;
             if (culprit.has(item.op) || item.op === G.first_divergence) run.marked = true;
+            if (kept.has(item.op)) run.kept = true;
           }
         }
         scope.children.push(run);
@@ -122,6 +127,7 @@
     const node = svgEl("g", { class: "op", "data-op": name, "data-verdict": G.verdicts[i], "data-at": String(i),
       "data-folded": "true" });
     if (culprit.has(i)) node.setAttribute("data-culprit", "true");
+    if (kept.has(i)) node.setAttribute("data-kept", "true");
     if (i === G.first_divergence) node.setAttribute("data-first-divergence", "true");
     if (onPath.has(i)) node.setAttribute("data-on-path", "true");
     if (G.local) node.setAttribute("data-local", G.local[i]);  // --isolate's local verdict, once it exists
@@ -132,9 +138,11 @@
     }
     node.append(box, svgEl("text", { x: 8, y: 13, class: "type" }, G.types[i]), svgEl("text", { x: 8, y: 27 }, label),
       svgEl("title", {}, `${name} (${G.types[i]}): ${G.verdicts[i]}`));
-    if (culprit.has(i) || i === G.first_divergence) {
-      const words = [culprit.has(i) ? "culprit" : "", i === G.first_divergence ? "first divergence" : ""].filter(Boolean);
-      node.append(svgEl("text", { x: w + 5, y: 21, class: "badge" }, words.join(" \u00b7 ")));
+    // a kept op's ring goes around the box, so that a frame the box has (first divergence) still shows
+    if (kept.has(i)) node.append(svgEl("rect", { class: "kept-ring", x: -4, y: -4, width: w + 8, height: NODE_H + 8, rx: 7 }));
+    if (culprit.has(i) || i === G.first_divergence || kept.has(i)) {
+      const words = [kept.get(i) || "", culprit.has(i) ? "culprit" : "", i === G.first_divergence ? "first divergence" : ""].filter(Boolean);
+      node.append(svgEl("text", { x: w + (kept.has(i) ? 9 : 5), y: 21, class: kept.has(i) ? "badge kept" : "badge" }, words.join(" \u00b7 ")));
     }
     node._w = w;
     layer.ops.append(node);
@@ -148,6 +156,7 @@
     const node = svgEl("g", { class: "scope", "data-scope": scope.name, "data-hidden": "true",
       "data-scope-verdict": scope.fails ? "fail" : "pass" });  // not data-verdict: that is the ops' own
     if (scope.marked) node.setAttribute("data-marked", "true");
+    if (scope.kept) node.setAttribute("data-kept", "true");
     node.append(svgEl("rect", { width: w, height: SCOPE_H, rx: 6 }), svgEl("text", { x: 8, y: 15 }, `\u25b8 ${label}`),
       svgEl("text", { x: 8, y: 30, class: "type" }, counts), svgEl("title", {}, `${scope.name}/: click to unfold`));
     node._w = w;
@@ -168,8 +177,8 @@
       visible += more;
       queue.push(...scope.children);
     }
-    // what the advisor points at is always in view
-    for (const i of G.culprits.concat(G.first_divergence === null ? [] : [G.first_divergence])) openAround(i);
+    // what the advisor points at, and what a precision search keeps, is always in view
+    for (const i of G.culprits.concat(G.first_divergence === null ? [] : [G.first_divergence], [...kept.keys()])) openAround(i);
   }
   function openAround(i) {
     let changed = false;
@@ -376,7 +385,7 @@
     const fact = (k, v) => facts.append(el("tr", {}, el("th", { text: k }), el("td", { text: v })));
     fact("type", G.types[i]);
     fact("verdict", G.verdicts[i]);
-    const marks = [culprit.has(i) ? "culprit" : "", i === G.first_divergence ? "first divergence" : "",
+    const marks = [kept.get(i) || "", culprit.has(i) ? "culprit" : "", i === G.first_divergence ? "first divergence" : "",
       onPath.has(i) ? "on the path to the first divergence" : ""].filter(Boolean);
     if (marks.length) fact("marked", marks.join(", "));
     if (G.local) fact("local (isolated)", G.local[i]);
@@ -437,8 +446,11 @@
 
   function legend() {
     const key = (cls, text) => el("span", { class: "key" }, el("i", { class: cls }), text);
+    // a precision search's page (kept ops, no culprit) says what its ring means, not what a culprit is
+    const culpritKey = culprit.size || !kept.size ? [key("culprit", "culprit")] : [];
+    const keptKey = kept.size ? [key("kept", [...new Set(kept.values())].join(" / "))] : [];
     $("graph-legend").append(key("pass", "pass"), key("fail-light", "fail (darker: further off)"), key("not-compared", "not compared"),
-      key("culprit", "culprit"), key("first", "first divergence"), key("path", "path from a model input"));
+      ...culpritKey, key("first", "first divergence"), key("path", "path from a model input"), ...keptKey);
   }
   function arrows() {
     const defs = svgEl("defs");

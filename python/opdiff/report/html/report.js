@@ -107,13 +107,16 @@
   function renderFindings() {
     const list = $("findings");
     if (!data.findings.length) { list.append(el("li", { class: "hint", text: "no advisor findings in this report" })); return; }
+    // the kinds that name an op a precision search keeps: the graph's labels of its kept ops
+    const keptKinds = new Set((data.graph && data.graph.kept_as) || []);
     for (const f of data.findings) {
       const good = f.kind === "end-to-end verdict" && /matches the golden/.test(f.advice);
       const meh = f.kind === "end-to-end verdict" && /deviate/.test(f.advice);
+      const kept = keptKinds.has(f.kind);
       const at = rowOfFinding(f);
       const link = el("a", { href: `#row=${at}`, class: "finding-link", "data-row": String(at), text: f.tensor_index });
       const item = el("li", { class: "finding" },
-        el("span", { class: `kind ${good ? "good" : meh ? "meh" : "bad"}`, text: f.kind }), `: ${f.op} (`, link, `, Index ${f.index})`,
+        el("span", { class: `kind ${good ? "good" : meh ? "meh" : kept ? "kept" : "bad"}`, text: f.kind }), `: ${f.op} (`, link, `, Index ${f.index})`,
         el("div", { class: "evidence", text: f.evidence }));
       if (f.chain && f.chain.length) {
         const trend = f.chain.map(([t, c]) => `${t.split(":")[0]} ${fmt(num(c), 4)}`).join(" \u2192 ");

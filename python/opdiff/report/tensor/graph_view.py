@@ -1,5 +1,6 @@
 """The data of the HTML report's graph view: the compared model's NPU ops as nodes, with each op's
-verdict, marks (culprit, first divergence, the path from a model input to it) and rows.
+verdict, marks (culprit, first divergence, the path from a model input to it; on a precision
+search's page, the ops it keeps) and rows.
 
 The graph is the fusion rule the comparison matched through (``Report.graph``): its ops, and data
 edges from each op's inputs. Without a rule (NPU vs NPU by name) it is the ops the dumps name, in
@@ -117,7 +118,7 @@ def graph_view_json(report: Report, findings: Sequence[Finding], judge: Verdict)
     if divergence is None:
         first = report.first_failure(judge)
         divergence = at[first.tensor.op] if first is not None else None
-    return {
+    view: Dict[str, Any] = {
         "source": source,
         "name": report.graph.name if report.graph is not None else "",
         "ops": [node.name for node in nodes],
@@ -134,3 +135,8 @@ def graph_view_json(report: Report, findings: Sequence[Finding], judge: Verdict)
         # the page then sets data-local on every op's element.
         "local": None,
     }
+    kept = {at[f.op]: f.kind.value for f in findings if f.kind.is_kept and f.op in at}
+    if kept:  # only a precision search's page keeps ops: a comparison's data stays as it was
+        view["kept"] = sorted(kept)
+        view["kept_as"] = [kept[i] for i in view["kept"]]  # each one's label: "kept in fp32", "left unquantized"
+    return view
