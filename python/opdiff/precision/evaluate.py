@@ -98,12 +98,18 @@ class CpuEvaluator:
         return Evaluation(kept, tuple(self.target.check(outputs, self.golden)), time.perf_counter() - started)
 
     def with_nothing_kept(self) -> Dict[str, np.ndarray]:
-        """Every tensor of the run with nothing kept but `keep_names` (made once)."""
+        """Every tensor of the run with nothing kept but `keep_names` (made once, until taken)."""
         if self.nothing_kept is None:
             from opdiff.producers.onnx.runner import run_exposing_all
 
             self.nothing_kept = run_exposing_all(self.candidate_model(frozenset()), self.feeds, threads=self.threads).tensors
         return self.nothing_kept
+
+    def take_nothing_kept(self) -> Dict[str, np.ndarray]:
+        """:meth:`with_nothing_kept`, no longer held here: the caller's to drop (a whole run's tensors)."""
+        tensors = self.with_nothing_kept()
+        self.nothing_kept = None
+        return tensors
 
     def candidate_model(self, kept: FrozenSet[str]) -> OnnxModel:
         """The model an evaluation of `kept` (and `keep_names`) runs."""

@@ -159,11 +159,12 @@ def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEval
     (own_errors.py), else (int8) by their error growth in one run with nothing kept; each op's
     multiply-adds (the cost); and the graph with each candidate's error (the HTML report)."""
     candidates = _candidates(model, evaluator, options)
-    golden, mine = evaluator.tensors, evaluator.with_nothing_kept()
+    golden, mine = evaluator.tensors, evaluator.take_nothing_kept()
     macs = multiply_adds(model, golden)
     view = graph_rows(model, input_names, candidates, mine, golden, "int8" if options.mode is Mode.INT8 else "float16")
     if options.local_errors is not None:
         return ranked_by_isolation(candidates, options.local_errors), macs, view
-    if options.mode is Mode.FP16:
-        return ranked_by_isolation(candidates, own_fp16_errors(evaluator)), macs, view
-    return error_growth(model, mine, golden, candidates), macs, view
+    if options.mode is Mode.INT8:
+        return error_growth(model, mine, golden, candidates), macs, view
+    del mine  # before the cut run: the peak holds two runs' tensors, not three
+    return ranked_by_isolation(candidates, own_fp16_errors(evaluator)), macs, view
