@@ -57,6 +57,7 @@ NOT_RUN_BLOCKS = {
     ("docs/model-explorer.md", "slow", "model-explorer --extensions=opdiff.viewer   # then open a .om, atc JSON or GE graph dump in its page"),
     ("docs/cli.md", "slow", "opdiff view results/ --no-browser   # serves until Ctrl+C"),
     ("docs/producing-caffe-goldens.md", "slow", "python bench/bench_dump_caffe.py --repeat 3"),
+    ("docs/what-to-change.md", "device", "opdiff precision model.pb --input x=x.npy -out on_device --build 'atc --model=model.pb --framework=3 --soc_version=Ascend310P3 --precision_mode=force_fp16 --keep_dtype={keep_dtype} --output=$(dirname {om})/model && mv $(dirname {om})/model.om {om}' --run 'run_with_dump.sh {om} {dump}'"),
     ("docs/what-to-change.md", "device", "opdiff precision model.onnx --input x=x.npy -out on_device --build 'atc --model=model.onnx --framework=5 --soc_version=Ascend310P3 --precision_mode=force_fp16 --keep_dtype={keep_dtype} --output=$(dirname {om})/model && mv $(dirname {om})/model.om {om}' --run 'run_with_dump.sh {om} {dump}'"),
     ("docs/reliability.md", "slow", "for t in header dump npy om layout; do python bench/fuzz/run.py $t --seconds 600 --corpus corpus-$t; done"),
     ("docs/scenario-tf-training.md", "python", "# fragment: needs the Ascend TF adapter (npu_bridge), on an NPU host"),

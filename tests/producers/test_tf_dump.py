@@ -159,9 +159,12 @@ def test_the_graph_that_ran_is_saved_with_its_seeds(golden_run):
 def test_the_manifest_has_dump_onnx_form(golden_run):
     document = manifest(golden_run)
     assert list(document) == ["model", "kind", "tensors", "files", "fusion_rule", "timestamp", "ops", "mapped_share", "options",
-                              "seconds", "notes", "session_runs", "random_ops", "not_fetched"]
+                              "seconds", "notes", "outputs", "session_runs", "random_ops", "not_fetched"]
     assert document["model"] == "net" and document["kind"] == "golden" and document["fusion_rule"] is None
-    assert document["options"] == {"random_seed": 0, "threads": 0}
+    assert document["options"] == {"random_seed": 0, "threads": 0, "fp16": False, "keep_fp32": {"names": [], "types": []}}
+    # the model outputs: the float outputs of the ops nothing reads (the one after the run-time failure too, though it has no
+    # file); not the batch norm's unread statistics, nor the while loop's result, which the cond reads
+    assert document["outputs"] == ["branch/Merge:0", "after_checked:0", "doubled:0"]
 
 
 @pytest.mark.cli_output

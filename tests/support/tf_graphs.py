@@ -91,3 +91,25 @@ def small_net_graph_def(scales: Optional[Mapping[str, float]] = None) -> Any:
         logits = tf.matmul(flat, fc_w, name="fc/matmul")
         tf.nn.softmax(logits, name="softmax")
     return graph.as_graph_def()
+
+
+def fp16_overflow_graph_def() -> Any:
+    """x [4, 16] -> matmul (fc/w: every product sum past fp16's 65504) -> scale (x 1e-4, back to tens)
+    -> bias -> out (an Identity, the model output). In fp16 the matmul overflows to inf; keeping it
+    alone is not enough, since the scale, in fp16, reads its output rounded to fp16: only the
+    matmul and the scale kept together pass. x as `fp16_overflow_input` gives it."""
+    rng = np.random.default_rng(5)
+    weight = (4000 + 8 * rng.integers(0, 125, (16, 4))).astype(np.float32)  # 4000 to 5000, exact in fp16
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [4, 16], name="x")
+        product = tf.matmul(x, tf.constant(weight, name="fc/w"), name="fc/matmul")
+        scaled = tf.multiply(product, tf.constant(1e-4, tf.float32, name="scale/factor"), name="scale")
+        biased = tf.add(scaled, tf.constant(rng.standard_normal(4).astype(np.float32), name="bias/b"), name="bias")
+        tf.identity(biased, name="out")
+    return graph.as_graph_def()
+
+
+def fp16_overflow_input() -> np.ndarray:
+    """The input of `fp16_overflow_graph_def`: 2 to 3 in steps of 1/16 (exact in fp16)."""
+    return (2 + np.random.default_rng(6).integers(0, 17, (4, 16)) / 16).astype(np.float32)

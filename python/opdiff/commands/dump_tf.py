@@ -6,8 +6,11 @@ tensors as of the step: forward, backward, the optimiser's updates and the varia
 
 DIR/golden/{op}.{output index}.{timestamp}.npy, a Placeholder x as the output 0 of the Data op x;
 DIR/inputs/ (the inputs used, for --input in the device run), DIR/model.pb (the graph that ran,
-random ops seeded; DIR/model.meta for a training step) and DIR/manifest.json (random ops, and the
-outputs that could not be fetched, with why).
+random ops seeded; DIR/model.meta for a training step) and DIR/manifest.json (the model outputs,
+random ops, and the outputs that could not be fetched, with why).
+`--dtype fp16` (a frozen graph only) stands in for a device's fp16 run: every op's float32 inputs
+and outputs rounded to fp16 but those kept (--keep-fp32, --keep-fp32-file), written as device dumps
+(DIR/dump/) with DIR/fusion_rule.json (docs/what-to-change.md says what the rounding models).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
 
 from opdiff.commands.args.model_inputs import add_model_inputs
+from opdiff.commands.args.onnx_run import add_dtype, add_keep_fp32, kept_in_fp32
 from opdiff.commands.args.output import add_output
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.errors import command_failure, print_note
@@ -36,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_output(parser, "the dumps and the run record", required=True, short_o=True)
     add_model_inputs(parser, "Placeholder", input_shape="sizes of unknown dims (default: unknown dims become 1)")
     parser.add_argument("--random-seed", type=int, default=0, metavar="SEED", help="seed of the graph's unseeded random ops (default 0)")
+    add_dtype(parser, choices=("fp32", "fp16"), default="fp32",
+              help="fp16: every op's float32 inputs and outputs rounded to fp16, written as device dumps with a fusion rule (default fp32)")
+    add_keep_fp32(parser)
     add_threads(parser, "TensorFlow CPU threads", default="its own choice")
     parser.set_defaults(run=run)
 
@@ -50,11 +57,10 @@ def run(args: argparse.Namespace) -> int:
         require_tensorflow()
     except MissingTensorFlowError as error:
         return fail(str(error), ExitCode.BAD_INPUT)
-    from opdiff.producers import TfDumpOptions
     from opdiff.producers.tf.training_model import RestoreError
 
-    options = TfDumpOptions(args.random_seed, args.threads or 0)
     try:
+        options = _options(args)
         dump, notes = _load_training(args, options) if args.train_op is not None else _load_frozen(args, options)
     except (ValueError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
@@ -69,6 +75,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _options(args: argparse.Namespace) -> TfDumpOptions:
+    """The run's options; ValueError for a precision flag that does not apply, OSError for a keep
+    file that cannot be read."""
+    from opdiff.producers import TfDumpOptions
+
+    kept = kept_in_fp32(args)
+    if args.dtype == "fp16" and args.train_op is not None:
+        raise ValueError("--dtype fp16 runs a frozen graph: not with --train-op")
+    if not kept.empty and args.dtype != "fp16":
+        raise ValueError("--keep-fp32 and --keep-fp32-file keep ops of an fp16 run: give --dtype fp16")
+    return TfDumpOptions(args.random_seed, args.threads or 0, fp16=args.dtype == "fp16", keep_fp32=kept)
+
+
 def _stem(path: str) -> str:
     import os
 
@@ -80,6 +99,7 @@ def _load_frozen(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Call
     import os
 
     from opdiff.producers import dump_tf
+    from opdiff.producers.tf.fp16 import check_kept
     from opdiff.producers.tf.graph import read_graph_def
 
     if os.path.isdir(args.model) or args.model.endswith(".meta"):
@@ -87,7 +107,8 @@ def _load_frozen(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Call
     if not os.path.isfile(args.model):
         raise FileNotFoundError(f"{args.model}: no such file")
     graph_def = read_graph_def(args.model)
-    feeds, notes = _feeds(args, graph_def)
+    check_kept(graph_def, options.keep_fp32)
+    feeds, notes = tf_feeds(args, graph_def)
     return lambda: dump_tf(graph_def, args.output, feeds, options, name=_stem(args.model)), notes
 
 
@@ -99,12 +120,13 @@ def _load_training(args: argparse.Namespace, options: TfDumpOptions) -> Tuple[Ca
 
     training = read_training_model(args.model)
     train_op = train_op_name(training, args.train_op)
-    feeds, notes = _feeds(args, needed_graph_def(training, train_op))
+    feeds, notes = tf_feeds(args, needed_graph_def(training, train_op))
     return lambda: dump_tf_train(training, args.output, feeds, TfTrainOptions(train_op, options)), notes
 
 
-def _feeds(args: argparse.Namespace, graph_def: Any) -> Tuple[Dict[str, Any], List[str]]:
-    """The values of `graph_def`'s Placeholders from --input, --random-inputs and --input-shape, and notes."""
+def tf_feeds(args: argparse.Namespace, graph_def: Any) -> Tuple[Dict[str, Any], List[str]]:
+    """The values of `graph_def`'s Placeholders from --input, --random-inputs and --input-shape, and
+    notes (precision reads a .pb's inputs here too); ValueError/OSError on bad ones."""
     from opdiff.producers.input_shape import parse_input_shape
     from opdiff.producers.model_inputs import load_inputs, parse_input_args
     from opdiff.producers.tf.graph import input_specs
@@ -123,8 +145,11 @@ def _print_result(console: Console, result: TfDumpResult) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="dump-tf: golden run", show_header=False)
+    kind = "golden run" if result.fusion_rule is None else "fp16 device run"
+    table = Table(title=f"dump-tf: {kind}", show_header=False)
     table.add_row("tensor files", f"{result.files} in {escape(str(result.tensor_folder))}")
+    if result.fusion_rule is not None:
+        table.add_row("fusion rule", escape(str(result.fusion_rule)))
     table.add_row("ops", str(result.ops))
     table.add_row("not fetched", f"{len(result.not_fetched)} op outputs (listed in manifest.json)")
     table.add_row("random ops", str(len(result.random_ops)))

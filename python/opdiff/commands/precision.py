@@ -1,6 +1,8 @@
 """`opdiff precision MODEL.onnx -out DIR`: the smallest set of the model's ops to keep in float32
 (``--dtype fp16``) or to leave unquantized (``--qdq N``) so that its outputs pass a target, found by
-running the model on the CPU with ONNX Runtime (dump-onnx's fp16 and QDQ runs) with candidate sets.
+running the model on the CPU with ONNX Runtime (dump-onnx's fp16 and QDQ runs) with candidate sets,
+or on a device (--build CMD --run CMD). A frozen TensorFlow graph (MODEL.pb) is searched on a device
+only, against dump-tf's float32 run.
 
 Writes DIR/keep_dtype.cfg (ATC's --keep_dtype file; for --qdq, DIR/amct_skip_layers.cfg),
 DIR/precision.json (the report), DIR/precision.html (compare's HTML report of the run with nothing
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import TYPE_CHECKING, Dict, Mapping, Optional, Tuple
 
 from opdiff.commands.args.dump_paths import add_dump_paths, apply_dump_paths
 from opdiff.commands.args.model_inputs import add_model_inputs
@@ -24,7 +26,7 @@ from opdiff.commands.args.precision_search import add_device_loop, add_search
 from opdiff.commands.args.rules import add_fusion_rule
 from opdiff.commands.args.threads import add_threads
 from opdiff.commands.args.verdict import add_fail_under
-from opdiff.commands.errors import command_failure
+from opdiff.commands.errors import command_failure, print_note
 from opdiff.commands.exit_codes import ExitCode
 
 if TYPE_CHECKING:
@@ -32,15 +34,17 @@ if TYPE_CHECKING:
 
     from opdiff.precision.device import DeviceCommands
     from opdiff.precision.evaluate import Mode
-    from opdiff.precision.run import PrecisionFinding
+    from opdiff.precision.run import PrecisionFinding, PrecisionOptions
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("precision", help="the smallest set of ops to keep in fp32 (or unquantized) for a target",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("model", metavar="MODEL", help="an .onnx file, or light:NAME for a light model of the onnx package")
+    parser.add_argument("model", metavar="MODEL", help="an .onnx file, light:NAME for a light model of the onnx package, "
+                        "or a frozen TensorFlow graph (.pb: with --build and --run only)")
     add_output(parser, "keep_dtype.cfg, the report and the step log", required=True)
-    add_model_inputs(parser, "model input", random_note=" (dynamic dims become 1)")
+    add_model_inputs(parser, "model input", random_note=" (dynamic dims become 1)",
+                     input_shape="a .pb's Placeholders: sizes of unknown dims (default: unknown dims become 1)")
     add_dtype(parser, choices=("fp16",), default="fp16", help="the device's precision for the ops not kept (default fp16)")
     add_qdq(parser, help="search the ops to leave unquantized in a QDQ int8 copy calibrated on BATCHES seeded random feeds")
     add_keep_fp32(parser)
@@ -58,34 +62,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from opdiff.precision.candidates import read_local_errors
     from opdiff.precision.device import CommandFailed
-    from opdiff.precision.evaluate import Mode
     from opdiff.precision.files import write_outputs
-    from opdiff.precision.run import PrecisionOptions, find_what_to_keep
-    from opdiff.precision.search import Outcome, SearchMode
-    from opdiff.precision.target import Target
-    from opdiff.producers import MissingOnnxError, require_onnx
+    from opdiff.precision.search import Outcome
+    from opdiff.producers import MissingOnnxError, MissingTensorFlowError
+    from opdiff.producers.tf.fetch import RunFailedError
 
     fail = command_failure("precision")
     try:
-        require_onnx()
-        from opdiff.commands.dump_onnx import load_model_and_inputs
-
-        model, _, feeds, _ = load_model_and_inputs(args)
-        kept = kept_in_fp32(args)
-        mode = Mode.INT8 if args.qdq is not None else Mode.FP16
-        target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
-        local = read_local_errors(Path(args.isolation)) if args.isolation else _comparison_ranking(args)
         ascend_types = _ascend_types(args)
-        options = PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0,
-                                   local_errors=local, device=_device_commands(args), mixlists=mixlists_of(args),
-                                   ascend_types=ascend_types or {})
-        finding = find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume)
+        find = _find_tf if is_tf_model(args.model) else _find_onnx
+        finding, mode = find(args, ascend_types or {})
     except CommandFailed as error:
         return fail(str(error), ExitCode.BAD_INPUT)
-    except MissingOnnxError as error:
+    except (MissingOnnxError, MissingTensorFlowError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
+    except RunFailedError as error:  # TensorFlow cannot run the graph with these inputs
+        return fail(f"the float32 run failed: {error}", ExitCode.MODEL_RUN_FAILED)
     except (ValueError, FileNotFoundError, OSError) as error:
         return fail(str(error), ExitCode.BAD_INPUT)
     try:
@@ -97,6 +90,73 @@ def run(args: argparse.Namespace) -> int:
     if finding.result.outcome is Outcome.NOT_REACHABLE:
         return ExitCode.THRESHOLDS
     return ExitCode.OK
+
+
+def is_tf_model(model: str) -> bool:
+    """Whether MODEL names a frozen TensorFlow graph (a .pb file) rather than an ONNX model."""
+    return model.endswith(".pb")
+
+
+def _find_onnx(args: argparse.Namespace, ascend_types: Mapping[str, str]) -> Tuple[PrecisionFinding, Mode]:
+    """The search for an ONNX model: on the CPU, or through the device loop."""
+    from opdiff.commands.dump_onnx import load_model_and_inputs
+    from opdiff.precision.evaluate import Mode
+    from opdiff.precision.run import find_what_to_keep
+    from opdiff.precision.target import Target
+    from opdiff.producers import require_onnx
+
+    if args.input_shape:
+        raise ValueError("--input-shape sizes a TensorFlow .pb's Placeholders: an ONNX model's dynamic dims become 1")
+    require_onnx()
+    model, _, feeds, _ = load_model_and_inputs(args)
+    mode = Mode.INT8 if args.qdq is not None else Mode.FP16
+    options = _options(args, mode, ascend_types)
+    target = Target.parse(args.fail_under, "int8" if mode is Mode.INT8 else "float16")
+    return find_what_to_keep(model, feeds, target, args.output, options, resume=args.resume), mode
+
+
+def _find_tf(args: argparse.Namespace, ascend_types: Mapping[str, str]) -> Tuple[PrecisionFinding, Mode]:
+    """The search for a frozen TensorFlow graph: through the device loop only; ValueError naming
+    the file without one."""
+    from opdiff.commands.dump_tf import tf_feeds
+    from opdiff.precision.evaluate import Mode
+    from opdiff.precision.target import Target
+    from opdiff.precision.tf_model import find_what_to_keep_tf
+    from opdiff.producers import require_tensorflow
+    from opdiff.producers.tf.graph import read_graph_def
+
+    if args.qdq is not None:
+        raise ValueError(f"{args.model}: --qdq searches an ONNX model's QDQ int8 copy: there is none of a TensorFlow .pb")
+    if args.mixlist:
+        raise ValueError(f"{args.model}: --mixlist runs ATC's mixed precision in the CPU evaluations of an ONNX model; a "
+                         "TensorFlow .pb is evaluated on the device, whose build applies its lists itself")
+    if args.build is None and args.run_command is None:
+        raise ValueError(f"{args.model}: a TensorFlow .pb is searched only through the device loop: give --build CMD and "
+                         "--run CMD (opdiff evaluates a TensorFlow model's candidate sets on a device only; dump-tf --dtype "
+                         "fp16 can stand in for one: docs/what-to-change.md)")
+    require_tensorflow()
+    if not Path(args.model).is_file():
+        raise FileNotFoundError(f"{args.model}: no such file")
+    graph_def = read_graph_def(args.model)
+    feeds, notes = tf_feeds(args, graph_def)
+    options = _options(args, Mode.FP16, ascend_types)
+    finding = find_what_to_keep_tf(graph_def, feeds, Target.parse(args.fail_under), args.output, options, resume=args.resume)
+    finding.notes[:0] = notes
+    return finding, Mode.FP16
+
+
+def _options(args: argparse.Namespace, mode: Mode, ascend_types: Mapping[str, str]) -> PrecisionOptions:
+    """The search's options from the arguments (`ascend_types`: each op's Ascend type, from -f);
+    ValueError/OSError on bad ones."""
+    from opdiff.precision.candidates import read_local_errors
+    from opdiff.precision.run import PrecisionOptions
+    from opdiff.precision.search import SearchMode
+
+    kept = kept_in_fp32(args)
+    local = read_local_errors(Path(args.isolation)) if args.isolation else _comparison_ranking(args)
+    return PrecisionOptions(mode, SearchMode(args.mode), kept.types, kept.names, args.qdq or 2, args.threads or 0,
+                            local_errors=local, device=_device_commands(args), mixlists=mixlists_of(args),
+                            ascend_types=ascend_types)
 
 
 def _comparison_ranking(args: argparse.Namespace) -> Optional[Dict[str, float]]:
@@ -155,6 +215,8 @@ def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> N
 
     from opdiff.precision.search import Outcome
 
+    for note in finding.notes:
+        print_note(note, console)
     outcome = finding.result.outcome
     steps = len(finding.steps.order)
     if outcome is Outcome.NOTHING_NEEDED:
@@ -183,5 +245,6 @@ def _print_finding(console: Console, finding: PrecisionFinding, mode: Mode) -> N
     total = sum(finding.multiply_adds.values())
     share = f", {sum(finding.multiply_adds.get(k, 0) for k in kept) / total:.1%} of its multiply-adds" if total else ""
     console.print(f"Cost: {len(kept)} of the model's {finding.ops} ops{share}. {steps} evaluations, {finding.seconds:.2f} s "
-                  f"({finding.evaluation_seconds:.2f} s evaluating). Written: the keep file, precision.json and precision.html in the output folder.",
+                  f"({finding.evaluation_seconds:.2f} s evaluating). Written: the keep file, precision.json"
+                  f"{' and precision.html' if finding.view is not None else ''} in the output folder.",
                   soft_wrap=True)

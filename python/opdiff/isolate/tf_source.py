@@ -14,14 +14,10 @@ from opdiff.isolate.decode import Dumped
 from opdiff.isolate.source_model import IsolateInputError
 from opdiff.isolate.subgraph import NotIsolated
 from opdiff.producers.tf.fetch import session_config
-from opdiff.producers.tf.graph import loop_interior, read_model_graph_def
+from opdiff.producers.tf.graph import CONTROL_FLOW_TYPES, imported_graph, loop_interior, read_model_graph_def, tensor_name
 from opdiff.producers.tf.random_ops import SEEDED_BY_ATTRIBUTES, SEEDED_BY_INPUTS
 from opdiff.producers.tf.support import MissingTensorFlowError, TfGraphDef, require_tensorflow
 
-CONTROL_FLOW_TYPES = frozenset({
-    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
-    "RefNextIteration", "LoopCond", "While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
-})
 RANDOM_TYPES = SEEDED_BY_ATTRIBUTES | SEEDED_BY_INPUTS
 # Ops that pass a constant on unchanged: a weight read through them is still the Const's value.
 READ_TYPES = frozenset({"Identity", "Snapshot"})
@@ -48,9 +44,7 @@ class TfSource:
     def __init__(self, path: Path, graph_def: TfGraphDef, threads: int = 0) -> None:
         tf = require_tensorflow()
         self.path = path
-        self.graph = tf.Graph()
-        with self.graph.as_default(), tf.device("/CPU:0"):
-            tf.compat.v1.import_graph_def(graph_def, name="")
+        self.graph = imported_graph(graph_def)
         self.nodes: Dict[str, Any] = {node.name: node for node in graph_def.node}
         self.inputs_by_data_op = {node.name: f"{node.name}:0" for node in graph_def.node if node.op == "Placeholder"}
         self._in_loops = loop_interior(graph_def)
@@ -69,7 +63,7 @@ class TfSource:
         return f"{origin_name}:{output_index}" if 0 <= output_index < len(outputs) else None
 
     def node_inputs(self, name: str) -> Tuple[str, ...]:
-        return tuple(_tensor_name(source) for source in self.nodes[name].input if not source.startswith("^"))
+        return tuple(tensor_name(source) for source in self.nodes[name].input if not source.startswith("^"))
 
     def weight(self, tensor: str) -> Optional[np.ndarray]:
         if tensor not in self._weights:
@@ -130,7 +124,7 @@ class TfSource:
                 self._constant[name] = True
                 pending.pop()
                 continue
-            sources = [_tensor_name(s).rpartition(":")[0] for s in node.input if not s.startswith("^")]
+            sources = [tensor_name(s).rpartition(":")[0] for s in node.input if not s.startswith("^")]
             if not sources or node.op in RANDOM_TYPES or node.op in CONTROL_FLOW_TYPES or node.op == "Placeholder":
                 self._constant[name] = False
                 pending.pop()
@@ -149,7 +143,7 @@ class TfSource:
         op, _, index = tensor.rpartition(":")
         node = self.nodes.get(op)
         while node is not None and node.op in READ_TYPES and node.input:
-            op, _, index = _tensor_name(node.input[0]).rpartition(":")
+            op, _, index = tensor_name(node.input[0]).rpartition(":")
             node = self.nodes.get(op)
         if node is None or node.op != "Const" or index != "0":
             return None
@@ -185,11 +179,6 @@ def _check_node(node: Any, in_loop: bool) -> None:
     if node.op in CONTROL_FLOW_TYPES or in_loop:
         where = "inside a while loop" if in_loop and node.op not in CONTROL_FLOW_TYPES else "runs a subgraph or a branch of its own"
         raise NotIsolated(f"control flow: {node.name} ({node.op}) {where}")
-
-
-def _tensor_name(source: str) -> str:
-    """A GraphDef input (``op`` or ``op:k``) as a tensor name ``op:k``."""
-    return source if ":" in source else f"{source}:0"
 
 
 def _first_line(error: BaseException) -> str:

@@ -31,6 +31,8 @@ from opdiff.precision.evaluate import Evaluation
 from opdiff.precision.target import Target
 
 DEVICE_FOLDER = "device"
+MODEL_FILE = "model.om"  # {om}
+DUMP_FOLDER = "dump"  # {dump}
 
 
 class CommandFailed(Exception):
@@ -68,19 +70,24 @@ class DeviceEvaluator:
     def evaluate(self, kept: FrozenSet[str]) -> Evaluation:
         started = time.perf_counter()
         self.steps += 1
-        step = self.folder / DEVICE_FOLDER / f"step_{self.steps:04d}"
+        step = step_folder(self.folder, self.steps)
         if step.exists():  # a step a killed search left half done: its dumps would mix with the new ones
             shutil.rmtree(step)
-        dump = step / "dump"
+        dump = step / DUMP_FOLDER
         dump.mkdir(parents=True)
         keep_file = step / "keep_dtype.cfg"
         names = sorted(kept | set(self.keep_names))
         keep_file.write_text(keep_list(names, self.keep_types).text(), encoding="utf-8")
-        places = {"keep_dtype": keep_file, "om": step / "model.om", "dump": dump}
+        places = {"keep_dtype": keep_file, "om": step / MODEL_FILE, "dump": dump}
         for which, template in (("build", self.commands.build), ("run", self.commands.run)):
             _run_command(self.steps, which, fill(template, places), self.commands.timeout, step)
         found = read_outputs(dump, places["om"], self.outputs)
         return Evaluation(kept, tuple(self.target.check(found, self.golden)), time.perf_counter() - started)
+
+
+def step_folder(folder: Path, step: int) -> Path:
+    """The folder of device step `step` (1-based) of a search writing into `folder`."""
+    return folder / DEVICE_FOLDER / f"step_{step:04d}"
 
 
 def fill(template: str, places: Mapping[str, Path]) -> str:
@@ -119,6 +126,16 @@ def read_outputs(dump: Path, rule: Path, outputs: Mapping[str, Tuple[str, int]])
     """Each model output's tensor from the device dumps under `dump`, found through the rule
     `rule` (an .om or atc JSON): the op whose output stands for the writer's output; ValueError
     when one is missing."""
+    found, missing = read_tensors(dump, rule, {output: (writer, position, f"model output {output}")
+                                               for output, (writer, position) in outputs.items()})
+    if missing:
+        raise ValueError(missing[0])
+    return found
+
+
+def read_tensors(dump: Path, rule: Path, wanted: Mapping[str, Tuple[str, int, str]]) -> Tuple[Dict[str, np.ndarray], List[str]]:
+    """The tensors `wanted` names (key -> (source op, output index, what it is, for the messages))
+    from the device dumps under `dump`, found through `rule`; and why each one missing is."""
     from opdiff.conventions.dump_names import escape_op_name
     from opdiff.dumps.discovery import index_folder
     from opdiff.dumps.reader import read_dump
@@ -128,25 +145,31 @@ def read_outputs(dump: Path, rule: Path, outputs: Mapping[str, Tuple[str, int]])
     folder = _dump_folder(dump)
     index = index_folder(folder)
     found: Dict[str, np.ndarray] = {}
-    for output, (writer, position) in outputs.items():
-        op_name, slot = _device_op(fusion_map, writer, position)
+    missing: List[str] = []
+    for key, (writer, position, what) in wanted.items():
+        device = _device_op(fusion_map, writer, position)
+        if device is None:
+            missing.append(f"the rule has no op standing for {writer}:{position}")
+            continue
+        op_name, slot = device
         latest = index.newest(escape_op_name(op_name))
         if latest is None:
-            raise ValueError(f"no dump of {op_name} (model output {output}) in {folder}")
-        found[output] = read_dump(latest.path).outputs[slot].to_numpy()
-    return found
+            missing.append(f"no dump of {op_name} ({what}) in {folder}")
+            continue
+        found[key] = read_dump(latest.path).outputs[slot].to_numpy()
+    return found, missing
 
 
-def _device_op(fusion_map: FusionMap, writer: str, position: int) -> Tuple[str, int]:
+def _device_op(fusion_map: FusionMap, writer: str, position: int) -> Optional[Tuple[str, int]]:
     """The device op, and its output slot, that stands for output `position` of source op `writer`
-    (a compute op before a Cast that passes the value on)."""
+    (a compute op before a Cast that passes the value on); None when no op does."""
     matches: List[Tuple[int, str, int]] = []
     for op in fusion_map.ops:
         for slot, desc in enumerate(op.output_descs):
             if desc.origin_name == writer and desc.origin_output_index == position:
                 matches.append((1 if op.type == "Cast" else 0, op.name, slot))
     if not matches:
-        raise ValueError(f"the rule has no op standing for {writer}:{position}")
+        return None
     _, name, slot = min(matches)
     return name, slot
 
@@ -155,7 +178,7 @@ def _dump_folder(dump: Path) -> Path:
     """The folder under `dump` (itself included) that holds the dump files: the one with most files."""
     best: Optional[Tuple[int, str]] = None
     for root, _, files in os.walk(dump):
-        count = sum(1 for name in files if not name.endswith((".json", ".npy", ".csv", ".onnx")))
+        count = sum(1 for name in files if not name.endswith((".json", ".npy", ".csv", ".onnx", ".pb")))
         if count and (best is None or count > best[0]):
             best = (count, root)
     if best is None:

@@ -116,4 +116,5 @@ def report_json(finding: PrecisionFinding, mode: Mode) -> Dict[str, object]:
         "seconds": round(finding.seconds, 3),
         "evaluation_seconds": round(finding.evaluation_seconds, 3),
         "steps": [as_json(k + 1, e) for k, e in enumerate(finding.steps.order)],
+        "notes": list(finding.notes),
     }

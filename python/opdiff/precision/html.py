@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Mapping, Sequence
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -41,16 +41,38 @@ def graph_rows(model: OnnxModel, input_names: Mapping[str, str], candidates: Seq
     lineage = recover_lineage(model, origins, model, input_names)
     graph = build_fusion_rule(model.graph.name or "model", model, input_names, lineage, origins, golden)
     nodes = {node.name: node for node in model.graph.node}
+    pairs = {}
+    for candidate in candidates:
+        tensor = next((t for t in nodes[candidate.name].output if t), "")
+        pairs[candidate.name] = (mine.get(tensor), golden.get(tensor))
+    return GraphRows(graph, _rows(candidates, pairs, my_dtype))
+
+
+def _rows(candidates: Sequence[Candidate], pairs: Mapping[str, Tuple[Optional[np.ndarray], Optional[np.ndarray]]],
+          my_dtype: str) -> List[CompareRow]:
+    """One row per candidate, in graph order, whose (mine, golden) pair in `pairs` has two sides of one shape."""
     rows: List[CompareRow] = []
     for candidate in sorted(candidates, key=lambda c: c.position):
-        tensor = next((t for t in nodes[candidate.name].output if t), "")
-        a, b = mine.get(tensor), golden.get(tensor)
+        a, b = pairs.get(candidate.name, (None, None))
         if a is None or b is None or np.shape(a) != np.shape(b):
             continue
         rows.append(CompareRow(len(rows), candidate.op_type, candidate.name, candidate.name, TensorId(candidate.name, "output", 0),
                                my_dtype=my_dtype, golden_dtype="float32", shape=tuple(np.shape(b)),
                                metrics=compare_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))))
-    return GraphRows(graph, rows)
+    return rows
+
+
+def device_rows(dump: Path, rule: Path, candidates: Sequence[Candidate], golden: Mapping[str, np.ndarray],
+                my_dtype: str) -> GraphRows:
+    """The :class:`GraphRows` of a device run (its dumps under `dump`, its rule `rule`, as the
+    device loop's step folder holds them): the rule's graph, and each candidate's first output
+    found in the dumps against `golden` (``op:0``); ValueError when the run has no dump file."""
+    from opdiff.graph import read_graph
+    from opdiff.precision.device import read_tensors
+
+    found, _ = read_tensors(dump, rule, {c.name: (c.name, 0, "a candidate") for c in candidates})
+    pairs = {c.name: (found.get(c.name), golden.get(f"{c.name}:0")) for c in candidates}
+    return GraphRows(read_graph(rule), _rows(candidates, pairs, my_dtype))
 
 
 def write_precision_html(view: GraphRows, kept: Sequence[str], gains: Mapping[str, str], path: Path, *, mode: Mode) -> Path:

@@ -76,14 +76,7 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
         raise ValueError("--mixlist sets which ops drop to fp16: it does not go with --qdq")
     evaluator = CpuEvaluator(prepared, feeds, target, options.mode, options.keep_types, _calibration(prepared, options),
                              options.threads, options.mixlists, options.ascend_types, frozenset(options.keep_names))
-    out.mkdir(parents=True, exist_ok=True)
-    log = out / STEPS_FILE
-    steps = Steps(_evaluate_with(evaluator, options, out), log, on_step=on_step)
-    if resume:
-        steps.resume(log)
-    elif log.exists():
-        log.unlink()
-    _continue_numbering(steps)
+    steps = open_steps(_evaluate_with(evaluator, options, out), out, resume, on_step)
     if steps.passes(frozenset()):  # before ranking: a model that passes as it is costs one evaluation
         candidates = _candidates(prepared, evaluator, options)
         result = SearchResult(Outcome.NOTHING_NEEDED, (), len(candidates))
@@ -97,6 +90,21 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     finding.seconds = time.perf_counter() - started
     finding.evaluation_seconds = sum(e.seconds for e in steps.order)
     return finding
+
+
+def open_steps(evaluate: Callable[[frozenset[str]], Evaluation], out: Path, resume: bool,
+               on_step: Optional[Callable[[int, Evaluation], None]] = None) -> Steps:
+    """The step log of a search into `out` (created): ``out/steps.jsonl`` read back with `resume`,
+    else started afresh; a device's step folders numbered on from the last step read."""
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / STEPS_FILE
+    steps = Steps(evaluate, log, on_step=on_step)
+    if resume:
+        steps.resume(log)
+    elif log.exists():
+        log.unlink()
+    _continue_numbering(steps)
+    return steps
 
 
 def _evaluate_with(evaluator: CpuEvaluator, options: PrecisionOptions, out: Path) -> Callable[[frozenset[str]], Evaluation]:

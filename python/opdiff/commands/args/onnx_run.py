@@ -1,6 +1,7 @@
-"""How an ONNX model is run on the CPU, for dump-onnx and precision: its precision (``--dtype``,
-``--keep-fp32``, ``--keep-fp32-file``, ``--mixlist``) and its int8 copy (``--qdq``, ``--skip-file``);
-its inputs are model_inputs.py's. Each flag is declared here once; the commands read them the same way."""
+"""How a model is run on the CPU, for dump-onnx, dump-tf and precision: its precision (``--dtype``,
+``--keep-fp32``, ``--keep-fp32-file``: also dump-tf's; ``--mixlist``: an ONNX model's) and an ONNX
+model's int8 copy (``--qdq``, ``--skip-file``); its inputs are model_inputs.py's. Each flag is
+declared here once; the commands read them the same way."""
 
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ def add_dtype(parser: argparse.ArgumentParser, *, choices: Tuple[str, ...], defa
 
 
 def add_keep_fp32(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16")
+    parser.add_argument("--keep-fp32", default="", metavar="TYPE,...", help="op types kept in fp32 by --dtype fp16 (the model's own types)")
     parser.add_argument("--keep-fp32-file", metavar="FILE",
                         help="ops kept in fp32 by --dtype fp16, in ATC's keep_dtype.cfg format: an op name a line, or "
-                        "OpType::X for every op of ONNX type X (docs/what-to-change.md)")
+                        "OpType::X for every op of the model's own type X, ONNX or TensorFlow (docs/what-to-change.md)")
 
 
 def add_mixlist(parser: argparse.ArgumentParser) -> None:

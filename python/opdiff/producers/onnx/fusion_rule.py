@@ -15,8 +15,6 @@ from typing import Dict, Mapping, Optional
 import numpy as np
 
 from opdiff.conventions.dump_names import escape_op_name
-from opdiff.dumps.formats import DATA_TYPE_OF, data_type_name
-from opdiff.dumps.numpy_types import core_dtype_of
 from opdiff.graph import FusionMap, OutputDesc
 from opdiff.graph.grouping import build_fusion_map
 from opdiff.graph.provenance import make_op
@@ -25,20 +23,7 @@ from opdiff.producers.file_names import file_safe_name
 from opdiff.producers.golden_writer import TensorOrigin
 from opdiff.producers.onnx.lineage import Lineage
 from opdiff.producers.onnx.support import OnnxModel
-
-
-def dtype_name(array: Optional[np.ndarray]) -> str:
-    """``DT_FLOAT16`` etc. for an array ("" when unknown or not an Ascend type).
-
-    >>> dtype_name(np.zeros(2, np.float16))
-    'DT_FLOAT16'
-    """
-    if array is None:
-        return ""
-    try:
-        return data_type_name(DATA_TYPE_OF[core_dtype_of(array.dtype)])
-    except (ValueError, KeyError):
-        return ""
+from opdiff.producers.rule_dtypes import dtype_name
 
 
 def origin_format(array: Optional[np.ndarray]) -> str:

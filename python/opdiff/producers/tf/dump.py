@@ -1,11 +1,13 @@
 """`dump_tf`: one run of a frozen TensorFlow graph on the CPU, in graph mode, written as golden
 .npy files. The CLI `opdiff dump-tf` is a thin layer over it.
 
-Output folder layout (dump-onnx's golden run)::
+Output folder layout (dump-onnx's golden run; with ``fp16``, its device run)::
 
     DIR/golden/            {escaped op}.{output index}.{timestamp}.npy (+ mapping.csv); a
                            Placeholder x is the output 0 of the Data op x that atc makes of it
-    DIR/model.pb           the graph that ran (its random ops seeded)
+    DIR/dump/              fp16: {op_type}.{escaped op}.{task}.{stream}.{timestamp}, the Ascend
+                           dump format, and DIR/fusion_rule.json beside it (.device_dump)
+    DIR/model.pb           the graph that ran (its random ops seeded; fp16: its rounding Casts added)
     DIR/inputs/{input}.npy the input values, for --input in another run (and for the device run)
     DIR/manifest.json      what ran, timings, notes, the random ops and the tensors not fetched
 """
@@ -16,17 +18,20 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
 from opdiff.conventions.dump_names import golden_file_name
+from opdiff.conventions.keep_dtype import KeepList
 from opdiff.fileio.atomic import write_bytes
 from opdiff.producers.file_names import file_safe_name, timestamp_now
 from opdiff.producers.golden_writer import TensorOrigin, write_golden
 from opdiff.producers.run_record import save_inputs, write_manifest
-from opdiff.producers.tf.fetch import NotFetched, fetch_all_outputs
-from opdiff.producers.tf.graph import read_graph_def
+from opdiff.producers.tf.device_dump import DeviceDumps, WrittenTensors
+from opdiff.producers.tf.fetch import FetchResult, NotFetched, fetch_all_outputs
+from opdiff.producers.tf.fp16 import Fp16Graph, fp16_run_graph
+from opdiff.producers.tf.graph import model_outputs, read_graph_def
 from opdiff.producers.tf.random_ops import RandomOp, seed_random_ops
 from opdiff.producers.tf.support import TfGraphDef, require_tensorflow
 
@@ -37,10 +42,13 @@ MODEL_FILE = "model.pb"
 
 @dataclass(frozen=True)
 class TfDumpOptions:
-    """How to run: the seed of the graph's unseeded random ops, and TensorFlow's CPU threads (0: its own choice)."""
+    """How to run: the seed of the graph's unseeded random ops, TensorFlow's CPU threads (0: its own
+    choice), and whether to run in fp16 (:mod:`.fp16`) with the ops of `keep_fp32` in float32."""
 
     random_seed: int = 0
     threads: int = 0
+    fp16: bool = False
+    keep_fp32: KeepList = field(default_factory=KeepList)
 
 
 @dataclass
@@ -58,31 +66,64 @@ class TfDumpResult:
     session_runs: int = 0
     seconds: Dict[str, float] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    fusion_rule: Optional[Path] = None  # beside an fp16 run's device dumps
 
 
 def dump_tf(model: Union[PathLike, TfGraphDef], folder: PathLike, feeds: Mapping[str, np.ndarray],
             options: TfDumpOptions = TfDumpOptions(), *, name: str = "") -> TfDumpResult:
     """Run the frozen graph `model` (a .pb path or a GraphDef, left unchanged) with `feeds`
-    (Placeholder name -> value) and write the golden file of every op output a session can fetch."""
+    (Placeholder name -> value) and write the golden file of every op output a session can fetch
+    (with ``options.fp16``, the device dump of every op and the fusion rule). ValueError naming a
+    kept op the graph lacks."""
     tf = require_tensorflow()
-    started = time.perf_counter()
-    if isinstance(model, tf.compat.v1.GraphDef):
-        graph_def = tf.compat.v1.GraphDef()
-        graph_def.CopyFrom(model)
-    else:
+    if not isinstance(model, tf.compat.v1.GraphDef):
         name = name or Path(os.fspath(model)).stem
-        graph_def = read_graph_def(model)
+        model = read_graph_def(model)
     name = file_safe_name(name or "model")
-    random_ops = seed_random_ops(graph_def, options.random_seed)
-    seconds = {"prepare": time.perf_counter() - started}
-    t = time.perf_counter()
-    fetched = fetch_all_outputs(graph_def, feeds, options.threads)
-    seconds["run"] = time.perf_counter() - t
+    frozen = run_frozen(model, feeds, options)
+    fetched, rounding = frozen.fetched, frozen.rounding
     notes = [f"{fetched.runs} session runs: {len(fetched.not_fetched)} op outputs could not be fetched (manifest: not_fetched)"
              ] if fetched.runs > 1 or fetched.not_fetched else []
-    run = TfRun(name, MODEL_FILE, graph_def.SerializeToString(), len(graph_def.node), feeds, fetched.tensors, fetched.not_fetched,
-                random_ops, fetched.runs, seconds, notes)
-    return write_tf_run(Path(folder), run, asdict(options))
+    if rounding is not None:
+        notes += [f"{len(rounding.rounded)} ops computed in fp16"] + [f"op {op} kept in fp32" for op in rounding.kept]
+    ran = rounding.graph_def if rounding is not None else frozen.graph_def
+    run = TfRun(name, MODEL_FILE, ran.SerializeToString(), len(frozen.graph_def.node), feeds, fetched.tensors, fetched.not_fetched,
+                frozen.random_ops, fetched.runs, frozen.seconds, notes, {"outputs": frozen.outputs})
+    if rounding is None:
+        return write_tf_run(Path(folder), run, asdict(options))
+    return write_tf_run(Path(folder), run, asdict(options), DeviceDumps(frozen.graph_def, rounding, name))
+
+
+@dataclass
+class FrozenRun:
+    """One run of a frozen graph: the model's graph as it ran (random ops seeded), the graph an fp16
+    run computed (None for float32), every tensor fetched, the random ops, the model outputs
+    (:func:`~opdiff.producers.tf.graph.model_outputs`) and the seconds of each step."""
+
+    graph_def: TfGraphDef
+    rounding: Optional[Fp16Graph]
+    fetched: FetchResult
+    random_ops: List[RandomOp]
+    outputs: List[str]
+    seconds: Dict[str, float]
+
+
+def run_frozen(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], options: TfDumpOptions = TfDumpOptions()) -> FrozenRun:
+    """dump-tf's run of `graph_def` (a copy: the argument is left unchanged) with `feeds`, as
+    `options` ask; precision's golden is this run in float32. ValueError naming a kept op the
+    graph lacks; RunFailedError when nothing beyond the inputs can be fetched."""
+    tf = require_tensorflow()
+    started = time.perf_counter()
+    copy = tf.compat.v1.GraphDef()
+    copy.CopyFrom(graph_def)
+    random_ops = seed_random_ops(copy, options.random_seed)
+    rounding = fp16_run_graph(copy, options.keep_fp32) if options.fp16 else None
+    seconds = {"prepare": time.perf_counter() - started}
+    t = time.perf_counter()
+    ran = rounding.graph_def if rounding is not None else copy
+    fetched = fetch_all_outputs(ran, feeds, options.threads, rounding.casts if rounding is not None else frozenset())
+    seconds["run"] = time.perf_counter() - t
+    return FrozenRun(copy, rounding, fetched, random_ops, model_outputs(copy), seconds)
 
 
 @dataclass
@@ -105,21 +146,31 @@ class TfRun:
     extra: Dict[str, Any] = field(default_factory=dict)
 
 
-def write_tf_run(out: Path, run: TfRun, options: Mapping[str, Any]) -> TfDumpResult:
-    """Write `run` under `out`: golden/, inputs/, the graph that ran and manifest.json (`options`: the
-    run's options, as recorded)."""
+TensorWriter = Callable[[Path, Mapping[str, np.ndarray], int], WrittenTensors]  # (out, tensors, timestamp)
+
+
+def write_golden_tensors(out: Path, tensors: Mapping[str, np.ndarray], timestamp: int) -> WrittenTensors:
+    """The golden files of `tensors` (``op:k``) under ``out/golden``."""
+    kept, origins, clashes = _golden_tensors(tensors, timestamp)
+    files, notes = write_golden(out / GOLDEN_FOLDER, kept, origins, timestamp)
+    return WrittenTensors(out / GOLDEN_FOLDER, len(files), clashes + notes)
+
+
+def write_tf_run(out: Path, run: TfRun, options: Mapping[str, Any], write_tensors: TensorWriter = write_golden_tensors) -> TfDumpResult:
+    """Write `run` under `out`: its tensors (golden/, or what `write_tensors` writes), inputs/, the
+    graph that ran and manifest.json (`options`: the run's options, as recorded)."""
     out.mkdir(parents=True, exist_ok=True)
     timestamp = timestamp_now()
     t = time.perf_counter()
-    tensors, origins, clashes = _golden_tensors(run.tensors, timestamp)
-    files, write_notes = write_golden(out / GOLDEN_FOLDER, tensors, origins, timestamp)
+    written = write_tensors(out, run.tensors, timestamp)
     seconds = {**run.seconds, "write": time.perf_counter() - t}
-    notes = run.notes + clashes + write_notes + _random_notes(run.random_ops)
+    notes = run.notes + written.notes + _random_notes(run.random_ops)
     model_path = write_bytes(out / run.model_file, run.model_bytes)
     save_inputs(out / "inputs", run.feeds)
-    result = TfDumpResult(out, out / GOLDEN_FOLDER, len(files), model_path, timestamp, run.ops, run.random_ops,
-                          run.not_fetched, run.session_runs, seconds, notes)
-    write_manifest(out / "manifest.json", model=run.name, kind="golden", tensors=result.tensor_folder, files=result.files, fusion_rule=None,
+    result = TfDumpResult(out, written.folder, written.files, model_path, timestamp, run.ops, run.random_ops,
+                          run.not_fetched, run.session_runs, seconds, notes, written.fusion_rule)
+    write_manifest(out / "manifest.json", model=run.name, kind=written.kind, tensors=result.tensor_folder, files=result.files,
+                   fusion_rule=written.fusion_rule,
                    timestamp=timestamp, ops=result.ops, mapped_share=None, options=options, seconds=seconds, notes=notes,
                    **run.extra, session_runs=run.session_runs, random_ops=[asdict(op) for op in run.random_ops],
                    not_fetched=[asdict(item) for item in run.not_fetched])

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
-from opdiff.producers.tf.graph import consumers, downstream, function_ops, loop_interior
+from opdiff.producers.tf.graph import consumers, downstream, function_ops, imported_graph, loop_interior
 from opdiff.producers.tf.support import TfGraph, TfGraphDef, require_tensorflow
 
 _RETVAL_NODE = re.compile(r"\{\{node _retval_(.+?)_(\d+)_\d+\}\}")
@@ -51,17 +51,19 @@ class RunFailedError(RuntimeError):
     """The graph does not run with these feeds: nothing beyond the inputs could be fetched."""
 
 
-def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], threads: int = 0) -> FetchResult:
+def fetch_all_outputs(graph_def: TfGraphDef, feeds: Mapping[str, np.ndarray], threads: int = 0,
+                      skip_ops: AbstractSet[str] = frozenset()) -> FetchResult:
     """Run `graph_def` on the CPU with `feeds` (Placeholder name -> value) and fetch every op output
-    a session can hand back; RunFailedError when none beyond the inputs can be fetched."""
+    a session can hand back, but those of `skip_ops` (ops a run adds to the model's graph, listed
+    nowhere); RunFailedError when none beyond the inputs can be fetched."""
     tf = require_tensorflow()
-    graph = tf.Graph()
-    with graph.as_default(), tf.device("/CPU:0"):
-        tf.compat.v1.import_graph_def(graph_def, name="")
+    graph = imported_graph(graph_def)
     not_fetched = [NotFetched(f.op, None, _function_reason(f.function, f.callers), f.function) for f in function_ops(graph_def)]
     interior = loop_interior(graph_def)
     names: List[str] = []
     for op in graph.get_operations():
+        if op.name in skip_ops:
+            continue
         for position, tensor in enumerate(op.outputs):
             if op.name in interior:
                 not_fetched.append(NotFetched(op.name, position, LOOP_REASON))

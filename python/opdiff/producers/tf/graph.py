@@ -1,5 +1,6 @@
-"""A frozen TensorFlow GraphDef: reading it, its Placeholders as input specs, and the parts of it
-whose tensors a session cannot hand back (the ops of functions, the insides of while loops)."""
+"""A frozen TensorFlow GraphDef: reading it, its Placeholders as input specs, its model outputs, the
+ops that only pass tensors on, and the parts of it whose tensors a session cannot hand back (the
+ops of functions, the insides of while loops)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,23 @@ from typing import Dict, List, Mapping, Set, Tuple, Union
 import numpy as np
 
 from opdiff.producers.model_inputs import InputSpec
-from opdiff.producers.tf.support import TfGraphDef, require_tensorflow
+from opdiff.producers.tf.support import TfGraph, TfGraphDef, require_tensorflow
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+# Ops that route tensors through control flow instead of computing values.
+CONTROL_FLOW_TYPES = frozenset({
+    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+    "RefNextIteration", "LoopCond", "While", "StatelessWhile", "If", "StatelessIf", "Case", "StatelessCase",
+})
+# Ops that compute nothing: the model's inputs and weights, and ops that hand a tensor on unchanged
+# (a frozen graph reads every weight through an Identity) or route it (control flow). A device has
+# no precision to choose for them: dump-tf's fp16 run leaves them as they are, and they are never
+# candidates of `opdiff precision`.
+PASS_THROUGH_TYPES = frozenset({
+    "Placeholder", "PlaceholderWithDefault", "Const", "Identity", "IdentityN", "Snapshot", "StopGradient",
+    "PreventGradient", "NoOp",
+}) | CONTROL_FLOW_TYPES
 
 
 def read_graph_def(path: PathLike) -> TfGraphDef:
@@ -45,6 +60,36 @@ def read_model_graph_def(path: PathLike) -> TfGraphDef:
             raise ValueError(f"{os.fspath(path)}: a MetaGraphDef without ops")
         return meta_graph.graph_def
     return read_graph_def(path)
+
+
+def imported_graph(graph_def: TfGraphDef) -> TfGraph:
+    """`graph_def` imported into a new tf.Graph, its ops placed on the CPU, names as they are."""
+    tf = require_tensorflow()
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/CPU:0"):
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    return graph
+
+
+def tensor_name(source: str) -> str:
+    """A GraphDef data input (``op`` or ``op:k``) as a tensor name ``op:k``.
+
+    >>> tensor_name("dense/MatMul"), tensor_name("split:1")
+    ('dense/MatMul:0', 'split:1')
+    """
+    return source if ":" in source else f"{source}:0"
+
+
+def model_outputs(graph_def: TfGraphDef) -> List[str]:
+    """The model outputs of a frozen graph, in graph order: the floating-point outputs of every op
+    that no op reads or waits for, but Placeholders and Consts (what a caller of a frozen graph
+    fetches: nothing else in a GraphDef says which tensors are its outputs). An op some of whose
+    outputs are read (a FusedBatchNorm's unused batch statistics, a Switch's other branch) is none.
+    """
+    readers = consumers(graph_def)
+    return [tensor.name for op in imported_graph(graph_def).get_operations()
+            if op.type not in ("Placeholder", "Const") and op.name not in readers
+            for tensor in op.outputs if tensor.dtype.is_floating]
 
 
 def input_specs(graph_def: TfGraphDef, shapes: Mapping[str, Tuple[int, ...]], given: Set[str]) -> Tuple[List[InputSpec], List[str]]:
