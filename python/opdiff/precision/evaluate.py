@@ -102,7 +102,8 @@ class CpuEvaluator:
         if self.nothing_kept is None:
             from opdiff.producers.onnx.runner import run_exposing_all
 
-            self.nothing_kept = run_exposing_all(self.candidate_model(frozenset()), self.feeds, threads=self.threads).tensors
+            self.nothing_kept = run_exposing_all(self.candidate_model(frozenset()), self.feeds, threads=self.threads,
+                                                 only=self.tensors.keys()).tensors
         return self.nothing_kept
 
     def take_nothing_kept(self) -> Dict[str, np.ndarray]:

@@ -1,17 +1,24 @@
-"""The search for a small set of ops to keep: add candidates in rank order until the target passes,
-then drop every op that is not needed, so that the set is 1-minimal (removing any one op fails).
+"""The search for a small set of ops to keep: the smallest it can find of the ranked candidates whose
+outputs pass the target, checked 1-minimal at the end (removing any one op fails).
 
-``linear`` adds one candidate at a time (as many evaluations as the prefix that passes is long), then
-tries each kept op's removal. ``bisect`` finds the shortest passing prefix by bisection, keeps its
-last op, and searches the ops ranked before it again, until what is kept passes alone: k kept ops
-of n candidates cost about k·(log2(n) + 1) evaluations, and the removal checks k more.
+``linear`` adds one candidate at a time in rank order until the target passes (as many evaluations
+as the passing prefix is long), then tries each kept op's removal. ``bisect`` first finds the
+shortest passing prefix of the rank order by bisection; its last op is needed (the prefix without
+it fails). Then it halves the rest of the prefix: given that candidates C pass with what is kept
+already, it asks what the second half of C needs with the whole first half kept, then what the
+first half needs with that, each by halving again, and a half whose ops are not needed costs one
+evaluation. That is Junker's QuickXplain (2004) read for keeping instead of conflicts: for k ops
+needed of n it makes about 2·k·log2(n/k) + 2·k evaluations, it prefers the higher-ranked half where
+either would do, and errors that add up (no single op breaks the outputs, many together do) cost it
+no more than single culprits. (Adding the last op of the shortest passing prefix over and over,
+instead, collects ops that later ones make needless: 62 for densenet121's 25.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import List, Sequence
+from typing import FrozenSet, List, Sequence
 
 from opdiff.precision.steps import Steps
 
@@ -66,19 +73,31 @@ def _linear(ranked: Sequence[str], steps: Steps) -> List[str]:
 
 
 def _bisect(ranked: Sequence[str], steps: Steps) -> List[str]:
-    kept: List[str] = []
-    remaining = list(ranked)  # invariant: kept + remaining passes
-    while not steps.passes(frozenset(kept)):
-        low, high = 0, len(remaining)  # kept + remaining[:low] fails, kept + remaining[:high] passes
-        while high - low > 1:
-            middle = (low + high) // 2
-            if steps.passes(frozenset(kept + remaining[:middle])):
-                high = middle
-            else:
-                low = middle
-        kept.append(remaining[high - 1])
-        remaining = remaining[:high - 1]
-    return sorted(kept, key=list(ranked).index)
+    """A minimal part of `ranked` that passes, given that all of it passes (see the module notes)."""
+    low, high = 0, len(ranked)  # ranked[:low] fails, ranked[:high] passes
+    while high - low > 1:
+        middle = (low + high) // 2
+        if steps.passes(frozenset(ranked[:middle])):
+            high = middle
+        else:
+            low = middle
+    last = ranked[high - 1]  # every passing part of ranked[:high] holds it: ranked[:high - 1] fails
+    order = {name: k for k, name in enumerate(ranked)}
+    return sorted([last] + _needed(frozenset([last]), True, list(ranked[:high - 1]), steps), key=order.__getitem__)
+
+
+def _needed(kept: FrozenSet[str], may_pass: bool, candidates: List[str], steps: Steps) -> List[str]:
+    """A minimal part of `candidates` that passes with `kept`, given that `kept` with all of them
+    passes; `may_pass`: `kept` alone might (it grew since that was last known to fail)."""
+    if may_pass and steps.passes(kept):
+        return []
+    if len(candidates) == 1:
+        return list(candidates)
+    half = len(candidates) // 2
+    first, second = candidates[:half], candidates[half:]
+    from_second = _needed(kept | frozenset(first), True, second, steps)
+    from_first = _needed(kept | frozenset(from_second), bool(from_second), first, steps)
+    return from_first + from_second
 
 
 def _one_minimal(kept: List[str], steps: Steps) -> List[str]:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
+from typing import AbstractSet, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 import numpy as np
 
@@ -152,12 +152,15 @@ def hollow_copy(model: OnnxModel, *, keep_bytes: int = 4096) -> OnnxModel:
 
 
 def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threads: int = 0,
-                     rewrite: Optional[Callable[[OnnxModel], None]] = None) -> TensorRun:
+                     rewrite: Optional[Callable[[OnnxModel], None]] = None,
+                     only: Optional[AbstractSet[str]] = None) -> TensorRun:
     """Run `model` as it is (no optimisation) and return every node output and the inputs.
 
     `rewrite`, when given, changes the exposed copy in place before the session is built, keeping
     the names and values of `model`'s tensors (an fp16 model's rounding Casts: see
-    :meth:`opdiff.producers.onnx.fp16_model.Fp16Model.round_in_place`).
+    :meth:`opdiff.producers.onnx.fp16_model.Fp16Model.round_in_place`). `only`, when given, limits
+    the node outputs returned to those it names (the rest are freed as the run goes: a converted
+    model's Cast copies would double what it holds).
 
     >>> import numpy as np
     >>> from onnx import helper, TensorProto
@@ -173,6 +176,10 @@ def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threa
     exposed, names = exposed_copy(model)
     if rewrite is not None:
         rewrite(exposed)
+    if only is not None:
+        wanted = [output for output in exposed.graph.output if output.name in only]
+        del exposed.graph.output[:]
+        exposed.graph.output.extend(wanted)
     started = time.perf_counter()
     session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF, threads=threads),
                                    providers=["CPUExecutionProvider"])
