@@ -139,7 +139,7 @@ class CpuEvaluator:
 
         from opdiff.producers.onnx.runner import Optimization, session_options
 
-        session = ort.InferenceSession(model.SerializeToString(), session_options(Optimization.OFF, threads=self.threads),
-                                       providers=["CPUExecutionProvider"])
+        options = session_options(Optimization.OFF, threads=self.threads, memory_arena=False)  # a session per evaluation
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
         names = self.output_names
         return dict(zip(names, (np.asarray(v) for v in session.run(names, dict(self.feeds)))))

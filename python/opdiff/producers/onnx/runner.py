@@ -52,11 +52,16 @@ class TensorRun:
     run_seconds: float
 
 
-def session_options(level: Optimization, *, threads: int = 0, optimized_path: Optional[Path] = None) -> OrtSessionOptions:
-    """SessionOptions at `level`, quiet (errors only), `threads` intra-op threads (0 = ORT's default)."""
+def session_options(level: Optimization, *, threads: int = 0, optimized_path: Optional[Path] = None,
+                    memory_arena: bool = True) -> OrtSessionOptions:
+    """SessionOptions at `level`, quiet (errors only), `threads` intra-op threads (0 = ORT's default);
+    without `memory_arena`, ONNX Runtime's CPU arena is off (for many short sessions, below)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
+    # Each session's arena grows to its run's peak in chunks that the process keeps once freed: a
+    # session per evaluation (precision) then grew the peak by a third on densenet121, for no speed.
+    options.enable_cpu_mem_arena = memory_arena
     options.graph_optimization_level = level.ort_level()
     options.log_severity_level = 3  # warnings such as "removing unused initializer" are noise here
     if threads:
