@@ -115,6 +115,7 @@ def report_json(finding: PrecisionFinding, mode: Mode) -> Dict[str, object]:
         "evaluations_made_now": finding.steps.made,
         "seconds": round(finding.seconds, 3),
         "evaluation_seconds": round(finding.evaluation_seconds, 3),
+        "reference_run_seconds": round(finding.reference_seconds, 3),
         "steps": [as_json(k + 1, e) for k, e in enumerate(finding.steps.order)],
         "notes": list(finding.notes),
     }

@@ -8,6 +8,7 @@ device run is given.
 
 from __future__ import annotations
 
+import time
 from typing import Dict
 
 from opdiff.precision.candidates import relative_error
@@ -26,7 +27,9 @@ def own_fp16_errors(evaluator: CpuEvaluator) -> Dict[str, float]:
     cut = cut_every_node(evaluator.model, golden)
     # the fp32 ops are the uncut model's: a gray op of a mixlist follows its upstream op, not a cut input
     half = convert_to_fp16(cut.model, evaluator.keep_types, cut_types(evaluator.types, cut), keep_nodes=evaluator.fp32_nodes(frozenset()))
+    started = time.perf_counter()
     tensors = run_exposing_all(half.run_model(), cut.feeds(evaluator.feeds, golden), threads=evaluator.threads,
                                only=golden.keys()).tensors
+    evaluator.reference_seconds += time.perf_counter() - started
     return {node.name: max((relative_error(tensors.get(t), golden.get(t)) for t in node.output if t), default=0.0)
             for node in evaluator.model.graph.node}

@@ -51,6 +51,7 @@ class PrecisionFinding:
     ops: int  # ops in the model
     seconds: float = 0.0
     evaluation_seconds: float = 0.0
+    reference_seconds: float = 0.0  # the model runs that are no evaluation (the float32 run, the ranking's)
     multiply_adds: Dict[str, int] = field(default_factory=dict)  # per op, where known (the model's Conv, MatMul, Gemm)
     view: Optional[GraphRows] = None  # the graph and each candidate's error with nothing kept (the HTML report)
     notes: List[str] = field(default_factory=list)
@@ -90,6 +91,7 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node), multiply_adds=macs, view=view)
     finding.seconds = time.perf_counter() - started
     finding.evaluation_seconds = sum(e.seconds for e in steps.order)
+    finding.reference_seconds = evaluator.reference_seconds
     return finding
 
 
