@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from opdiff.graph import provenance as pv
 from opdiff.graph.errors import GraphFormatError
-from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
+from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc, new_output_desc
 from opdiff.graph.grouping import build_fusion_map
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -69,30 +69,30 @@ def fusion_map_from_json(doc: Any, source: str = "<json>") -> FusionMap:
         graph_name = graph.get("name", "")
         if not isinstance(graph_name, str):
             raise GraphFormatError(source, f"graph[{g}].name is not a string")
-        parsed.append((graph_name, [_op(op, source, f"graph[{g}].op[{k}]", graph_name) for k, op in enumerate(graph["op"])]))
+        parsed.append((graph_name, [_op(op, source, (g, k), graph_name) for k, op in enumerate(graph["op"])]))
     name = doc.get("name", "")
     return build_fusion_map(name if isinstance(name, str) else "", parsed, source=source)
 
 
-def _op(raw: Any, source: str, where: str, graph: str) -> Op:
+def _op(raw: Any, source: str, position: Tuple[int, int], graph: str) -> Op:
+    # Where an error is, is written only when there is one: a rule of 200,000 ops has none.
     if not isinstance(raw, dict):
-        raise GraphFormatError(source, f"{where} is not an object")
+        raise GraphFormatError(source, f"graph[{position[0]}].op[{position[1]}] is not an object")
     name, type_ = raw.get("name"), raw.get("type")
     if not isinstance(name, str) or not isinstance(type_, str):
-        raise GraphFormatError(source, f"{where} needs string 'name' and 'type'")
-    where = f"op {name!r}"
+        raise GraphFormatError(source, f"graph[{position[0]}].op[{position[1]}] needs string 'name' and 'type'")
     id_ = raw.get("id", 0)
     if isinstance(id_, str) and id_.lstrip("-").isdigit():
         id_ = int(id_)  # protobuf's own JSON mapping writes int64 as strings
     if isinstance(id_, bool) or not isinstance(id_, int):
-        raise GraphFormatError(source, f"{where}: 'id' is not an integer")
+        raise GraphFormatError(source, f"op {name!r}: 'id' is not an integer")
     inputs = raw.get("input", [])
     if not isinstance(inputs, list) or not all(isinstance(text, str) for text in inputs):
-        raise GraphFormatError(source, f"{where}: 'input' is not an array of strings")
-    attrs = _attrs(raw.get("attr"), source, where)
+        raise GraphFormatError(source, f"op {name!r}: 'input' is not an array of strings")
+    attrs = _attrs(raw.get("attr"), source, name)
     descs = raw.get("output_desc", [])
     if not isinstance(descs, list):
-        raise GraphFormatError(source, f"{where}: 'output_desc' is not an array")
+        raise GraphFormatError(source, f"op {name!r}: 'output_desc' is not an array")
     try:
         return pv.make_op(
             name,
@@ -100,49 +100,48 @@ def _op(raw: Any, source: str, where: str, graph: str) -> Op:
             id_=id_,
             inputs=inputs,
             original_names=_original_names(attrs),
-            output_descs=[_output_desc(desc, k, source, f"{where} output_desc[{k}]") for k, desc in enumerate(descs)],
+            output_descs=[_output_desc(desc, k, source, name) for k, desc in enumerate(descs)],
             l1_fusion_sub_graph_no=_string(attrs.get(pv.L1_FUSION_SUB_GRAPH_NO)),
             is_multiop=bool(_scalar(attrs.get(pv.IS_MULTIOP), "b", False)),
             graph=graph,
             )
     except (ValueError, TypeError) as error:
-        raise GraphFormatError(source, f"{where}: {error}") from None
+        raise GraphFormatError(source, f"op {name!r}: {error}") from None
 
 
-def _attrs(raw: Any, source: str, where: str) -> Dict[str, Optional[Mapping[str, Any]]]:
+def _attrs(raw: Any, source: str, op: str, desc: Optional[int] = None) -> Dict[str, Optional[Mapping[str, Any]]]:
+    """The attr list of op `op` (of its output desc `desc`, when given) as a dict by key."""
     if raw is None:
         return {}
     if not isinstance(raw, list):
-        raise GraphFormatError(source, f"{where}: 'attr' is not an array")
+        raise GraphFormatError(source, f"{_where(op, desc)}: 'attr' is not an array")
     attrs: Dict[str, Optional[Mapping[str, Any]]] = {}
     for entry in raw:
         if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
-            raise GraphFormatError(source, f"{where}: attr entry without a string 'key'")
+            raise GraphFormatError(source, f"{_where(op, desc)}: attr entry without a string 'key'")
         value = entry.get("value")
         if value is not None and not isinstance(value, dict):
-            raise GraphFormatError(source, f"{where}: attr {entry['key']!r} value is not an object")
+            raise GraphFormatError(source, f"{_where(op, desc)}: attr {entry['key']!r} value is not an object")
         attrs[entry["key"]] = value
     return attrs
 
 
-def _output_desc(raw: Any, position: int, source: str, where: str) -> OutputDesc:
+def _where(op: str, desc: Optional[int] = None) -> str:
+    return f"op {op!r}" if desc is None else f"op {op!r} output_desc[{desc}]"
+
+
+def _output_desc(raw: Any, position: int, source: str, op: str) -> OutputDesc:
     if not isinstance(raw, dict):
-        raise GraphFormatError(source, f"{where} is not an object")
-    attrs = _attrs(raw.get("attr"), source, where)
+        raise GraphFormatError(source, f"{_where(op, position)} is not an object")
+    attrs = _attrs(raw.get("attr"), source, op, position)
     dtype = raw.get("dtype", "")
     index = _scalar(attrs.get(pv.ORIGIN_OUTPUT_INDEX), "i", None)
     ge_origin_format = _string(attrs.get(pv.GE_ORIGIN_FORMAT))
     origin_format = _string(attrs.get(pv.ORIGIN_FORMAT)) or ge_origin_format
     shape_value = attrs.get(pv.ORIGIN_SHAPE)
     shape = None if pv.ORIGIN_SHAPE not in attrs else tuple(int(d) for d in _list(shape_value, "i") or ())
-    return OutputDesc(
-        origin_name=_string(attrs.get(pv.ORIGIN_NAME)),
-        origin_output_index=position if index is None else int(index),
-        origin_format=origin_format,
-        origin_shape=shape,
-        dtype=dtype if isinstance(dtype, str) else str(dtype),
-        ge_origin_format="" if ge_origin_format == origin_format else ge_origin_format,
-    )
+    return new_output_desc(_string(attrs.get(pv.ORIGIN_NAME)), position if index is None else int(index), origin_format, shape,
+                           dtype if isinstance(dtype, str) else str(dtype), "" if ge_origin_format == origin_format else ge_origin_format)
 
 
 def _original_names(attrs: Mapping[str, Optional[Mapping[str, Any]]]) -> Optional[Sequence[str]]:
