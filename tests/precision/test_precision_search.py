@@ -171,3 +171,26 @@ def test_own_errors_come_from_one_cut_run_and_leave_inherited_errors_out(tmp_pat
     assert math.isinf(relative_error(end_to_end["y"], golden["y"]))  # what relu writes in the run with nothing kept
     ranked = find_what_to_keep(model, feeds, Target(), tmp_path).ranked
     assert [c.name for c in ranked] == ["mm", "div", "relu"]
+
+
+def test_a_sequence_between_ops_is_run_and_ranked_not_cut(tmp_path):
+    # SplitToSequence -> SequenceAt -> an overflowing MatMul -> Div: the sequence is no tensor, so
+    # the fp16 copy casts none of it and the cut run leaves it connected (a sequence cannot be fed).
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(35)
+    x = rng.integers(60, 100, (2, 16, 16)).astype(np.float32)
+    w = rng.integers(60, 100, (16, 16)).astype(np.float32) * np.float32(2)
+    nodes = [helper.make_node("SplitToSequence", ["x"], ["seq"], name="split", axis=0, keepdims=0),
+             helper.make_node("SequenceAt", ["seq", "zero"], ["first"], name="at"),
+             helper.make_node("MatMul", ["first", "w"], ["mm_out"], name="mm"),
+             helper.make_node("Div", ["mm_out", "scale"], ["y"], name="div")]
+    graph = helper.make_graph(nodes, "seq", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 16, 16])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 16])],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(1e4, np.float32), "scale"),
+                               numpy_helper.from_array(np.array(0, np.int64), "zero")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
+    assert CpuEvaluator(prepare_model(model).model, {"x": x}, Target()).types["seq"] == "seq(tensor(float))"
+    finding = find_what_to_keep(model, {"x": x}, Target(), tmp_path)
+    assert finding.notes == [] and finding.result.outcome is Outcome.FOUND  # ranked by own errors: the cut run ran
+    assert finding.ranked[0].name == "mm" and "mm" in finding.result.kept

@@ -78,12 +78,12 @@ class CpuEvaluator:
     reference_seconds: float = 0.0  # the model runs that are no evaluation: the float32 run, the ranking's
 
     def __post_init__(self) -> None:
-        from opdiff.producers.onnx.runner import run_exposing_all, run_types
+        from opdiff.producers.onnx.runner import run_exposing_all
 
         started = time.perf_counter()
-        self.tensors = run_exposing_all(self.model, self.feeds, threads=self.threads).tensors
+        run = run_exposing_all(self.model, self.feeds, threads=self.threads)
         self.reference_seconds += time.perf_counter() - started
-        self.types = run_types(self.tensors)
+        self.tensors, self.types = run.tensors, run.types
         self.golden = {name: self.tensors[name] for name in self.output_names}
 
     @property

@@ -24,7 +24,7 @@ def own_fp16_errors(evaluator: CpuEvaluator) -> Dict[str, float]:
     from opdiff.producers.onnx.runner import run_exposing_all
 
     golden = evaluator.tensors
-    cut = cut_every_node(evaluator.model, golden)
+    cut = cut_every_node(evaluator.model, golden, evaluator.types)
     # the fp32 ops are the uncut model's: a gray op of a mixlist follows its upstream op, not a cut input
     half = convert_to_fp16(cut.model, evaluator.keep_types, cut_types(evaluator.types, cut), keep_nodes=evaluator.fp32_nodes(frozenset()))
     started = time.perf_counter()

@@ -70,6 +70,7 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
     from opdiff.producers.onnx.model_prep import prepare_model
 
     started = time.perf_counter()
+    notes: List[str] = []
     whole = prepare_model(model)
     prepared, input_names = whole.model, whole.input_names
     _check_names(prepared, options.keep_names)
@@ -85,10 +86,11 @@ def find_what_to_keep(model: OnnxModel, feeds: Mapping[str, np.ndarray], target:
         macs: Dict[str, int] = {}
         view: Optional[GraphRows] = None
     else:
-        ranked, macs, view = _ranked(prepared, input_names, evaluator, options)
+        ranked, macs, view = _ranked(prepared, input_names, evaluator, options, notes)
         evaluator.tensors = {}  # the search checks the outputs only: a whole float32 run less to hold
         result = search([c.name for c in ranked], steps, options.search)
-    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node), multiply_adds=macs, view=view)
+    finding = PrecisionFinding(result, ranked, steps, target, len(prepared.graph.node), multiply_adds=macs, view=view,
+                               notes=notes)
     finding.seconds = time.perf_counter() - started
     finding.evaluation_seconds = sum(e.seconds for e in steps.order)
     finding.reference_seconds = evaluator.reference_seconds
@@ -163,8 +165,8 @@ def _candidates(model: OnnxModel, evaluator: CpuEvaluator, options: PrecisionOpt
     return [c for c in float_ops(model, evaluator.types, op_types) if c.name not in excluded and c.op_type not in options.keep_types]
 
 
-def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEvaluator,
-            options: PrecisionOptions) -> Tuple[List[Candidate], Dict[str, int], GraphRows]:
+def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEvaluator, options: PrecisionOptions,
+            notes: List[str]) -> Tuple[List[Candidate], Dict[str, int], GraphRows]:
     """The candidates (not kept in every run), ranked by the given local errors (an isolation
     CSV's, or a comparison's error growth), else in fp16 by each op's own error in one cut run
     (own_errors.py), else (int8) by their error growth in one run with nothing kept; each op's
@@ -178,4 +180,10 @@ def _ranked(model: OnnxModel, input_names: Mapping[str, str], evaluator: CpuEval
     if options.mode is Mode.INT8:
         return error_growth(model, mine, golden, candidates), macs, view
     del mine  # before the cut run: the peak holds two runs' tensors, not three
-    return ranked_by_isolation(candidates, own_fp16_errors(evaluator)), macs, view
+    try:
+        own = own_fp16_errors(evaluator)
+    except Exception as error:  # ONNX Runtime raises its own types for a cut graph it cannot run
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        notes.append(f"ranked by error growth: ONNX Runtime could not run the cut model that measures each op's own error ({reason})")
+        return error_growth(model, evaluator.take_nothing_kept(), golden, candidates), macs, view
+    return ranked_by_isolation(candidates, own), macs, view

@@ -30,16 +30,17 @@ class CutModel:
         return feeds
 
 
-def cut_every_node(model: OnnxModel, tensors: Mapping[str, np.ndarray]) -> CutModel:
+def cut_every_node(model: OnnxModel, tensors: Mapping[str, np.ndarray], types: Mapping[str, str]) -> CutModel:
     """`model` with every input that a node writes read from a new graph input, ``NAME__cut``,
     of the shape and type `tensors` (a run's values: :func:`.runner.run_exposing_all`) give it;
-    the node outputs and the graph outputs keep their names. A tensor `tensors` lacks is not cut.
+    the node outputs and the graph outputs keep their names. A tensor `tensors` lacks is not cut,
+    nor a value `types` (the run's) says is no tensor: a sequence or an optional cannot be fed.
 
     >>> import numpy as np
     >>> from onnx import helper, TensorProto
     >>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Neg", ["r"], ["y"])], "g",
     ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
-    >>> cut = cut_every_node(helper.make_model(g), {"r": np.zeros(2, np.float32)})
+    >>> cut = cut_every_node(helper.make_model(g), {"r": np.zeros(2, np.float32)}, {"r": "tensor(float)"})
     >>> [list(n.input) for n in cut.model.graph.node], cut.fed_from
     ([['x'], ['r__cut']], {'r__cut': 'r'})
     """
@@ -51,7 +52,7 @@ def cut_every_node(model: OnnxModel, tensors: Mapping[str, np.ndarray]) -> CutMo
     fed_from: Dict[str, str] = {}
     for node in cut.graph.node:
         for index, tensor in enumerate(node.input):
-            if tensor in written and tensor in tensors:
+            if tensor in written and tensor in tensors and types.get(tensor, "").startswith("tensor("):
                 node.input[index] = tensor + CUT_SUFFIX
                 fed_from[tensor + CUT_SUFFIX] = tensor
     for name, tensor in fed_from.items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import AbstractSet, Callable, Dict, List, Mapping, Optional, Set, Tuple
@@ -43,13 +43,15 @@ class Optimization(str, Enum):
 
 @dataclass
 class TensorRun:
-    """Every node output of one run by tensor name (model inputs included), in node order, and
-    the seconds the session took to build and run."""
+    """Every node output of one run by tensor name (model inputs included), in node order, the
+    seconds the session took to build and run, and each tensor's type as the session gives it
+    (``"tensor(float)"``, ``"seq(tensor(float))"``: what :func:`tensor_types` reads, at no cost here)."""
 
     tensors: Dict[str, np.ndarray]
     order: List[str]
     session_seconds: float
     run_seconds: float
+    types: Dict[str, str] = field(default_factory=dict)
 
 
 def session_options(level: Optimization, *, threads: int = 0, optimized_path: Optional[Path] = None,
@@ -110,19 +112,6 @@ def tensor_types(model: OnnxModel) -> Dict[str, str]:
     exposed, _ = exposed_copy(hollow_copy(model))
     session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF), providers=["CPUExecutionProvider"])
     return {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
-
-
-def run_types(tensors: Mapping[str, np.ndarray]) -> Dict[str, str]:
-    """The element types of a run's `tensors` (:func:`run_exposing_all`), named as
-    :func:`tensor_types` names them, without the session that costs.
-
-    >>> run_types({"x": np.zeros(2, np.float32), "shape": np.zeros(1, np.int64)})
-    {'x': 'tensor(float)', 'shape': 'tensor(int64)'}
-    """
-    from onnx import TensorProto, helper
-
-    return {name: f"tensor({TensorProto.DataType.Name(helper.np_dtype_to_tensor_dtype(value.dtype)).lower()})"
-            for name, value in tensors.items()}
 
 
 def hollow_copy(model: OnnxModel, *, keep_bytes: int = 4096) -> OnnxModel:
@@ -194,7 +183,8 @@ def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threa
     finished = time.perf_counter()
     tensors: Dict[str, np.ndarray] = {name: np.asarray(value) for name, value in feeds.items()}
     tensors.update({name: np.asarray(value) for name, value in zip(wanted, values)})
-    return TensorRun(tensors, names, built - started, finished - built)
+    types = {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
+    return TensorRun(tensors, names, built - started, finished - built, types)
 
 
 def ort_inserted_casts(model: OnnxModel, written: Path) -> Tuple[List[str], List[str]]:
