@@ -101,24 +101,22 @@ class CpuEvaluator:
             outputs = self._run(self.candidate_model(kept))
         return Evaluation(kept, tuple(self.target.check(outputs, self.golden)), time.perf_counter() - started)
 
-    def with_nothing_kept(self) -> Dict[str, np.ndarray]:
-        """Every tensor of the run with nothing kept but `keep_names` (made once, until taken)."""
-        if self.nothing_kept is None:  # a resumed search read the empty set's evaluation back
+    def take_nothing_kept(self) -> Dict[str, np.ndarray]:
+        """Every tensor of the run with nothing kept but `keep_names`, no longer held here: the
+        caller's to drop (a whole run's tensors). The empty set's evaluation made it; a resumed
+        search, which read that evaluation back, makes it here."""
+        tensors = self.nothing_kept
+        if tensors is None:
             started = time.perf_counter()
-            self.nothing_kept = self._run_nothing_kept()
+            tensors = self._run_nothing_kept()
             self.reference_seconds += time.perf_counter() - started
-        return self.nothing_kept
+        self.nothing_kept = None
+        return tensors
 
     def _run_nothing_kept(self) -> Dict[str, np.ndarray]:
         from opdiff.producers.onnx.runner import run_exposing_all
 
         return run_exposing_all(self.candidate_model(frozenset()), self.feeds, threads=self.threads, only=self.tensors.keys()).tensors
-
-    def take_nothing_kept(self) -> Dict[str, np.ndarray]:
-        """:meth:`with_nothing_kept`, no longer held here: the caller's to drop (a whole run's tensors)."""
-        tensors = self.with_nothing_kept()
-        self.nothing_kept = None
-        return tensors
 
     def candidate_model(self, kept: FrozenSet[str]) -> OnnxModel:
         """The model an evaluation of `kept` (and `keep_names`) runs."""

@@ -99,10 +99,9 @@ class DeviceDumps:
             if not fetched:
                 continue
             values = [self.fp16.written(f"{op.name}:{k}", tensors[f"{op.name}:{k}"]) for k in fetched]
-            if op.type == "Placeholder":
-                ops.append(make_op(op.name, "Data", original_names=[op.name], output_descs=[_desc(op.name, 0, values[0])]))
-            elif op.type == "Const":  # no dump file; its golden file (dump-tf writes one) is each reader's input
-                ops.append(make_op(op.name, "Const", original_names=[op.name], output_descs=[_desc(op.name, 0, values[0])]))
+            if op.type in NO_DUMP_TYPES:  # no dump file; its golden file (dump-tf writes one) is each reader's input
+                rule_type = "Data" if op.type == "Placeholder" else "Const"
+                ops.append(make_op(op.name, rule_type, original_names=[op.name], output_descs=[_desc(op.name, 0, values[0])]))
             else:
                 inputs = [refs.get(t.name, t.name) for t in op.inputs]
                 ops.append(make_op(op.name, op.type, id_=len(ops), inputs=inputs, original_names=[op.name],
