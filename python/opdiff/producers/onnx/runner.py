@@ -19,7 +19,7 @@ from typing import AbstractSet, Callable, Dict, List, Mapping, Optional, Set, Tu
 import numpy as np
 
 from opdiff.producers.onnx.model_prep import exposed_copy
-from opdiff.producers.onnx.support import OnnxModel, OrtOptimizationLevel, OrtSessionOptions
+from opdiff.producers.onnx.support import OnnxModel, OrtOptimizationLevel, OrtSession, OrtSessionOptions
 
 
 class Optimization(str, Enum):
@@ -111,6 +111,11 @@ def tensor_types(model: OnnxModel) -> Dict[str, str]:
 
     exposed, _ = exposed_copy(hollow_copy(model))
     session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF), providers=["CPUExecutionProvider"])
+    return _session_types(session)
+
+
+def _session_types(session: OrtSession) -> Dict[str, str]:
+    """Each input's and output's type as an ONNX Runtime session gives it (``"tensor(float)"``)."""
     return {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
 
 
@@ -174,6 +179,7 @@ def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threa
         wanted = [output for output in exposed.graph.output if output.name in only]
         del exposed.graph.output[:]
         exposed.graph.output.extend(wanted)
+        names = [name for name in names if name in only]
     started = time.perf_counter()
     session = ort.InferenceSession(exposed.SerializeToString(), session_options(Optimization.OFF, threads=threads),
                                    providers=["CPUExecutionProvider"])
@@ -183,8 +189,7 @@ def run_exposing_all(model: OnnxModel, feeds: Mapping[str, np.ndarray], *, threa
     finished = time.perf_counter()
     tensors: Dict[str, np.ndarray] = {name: np.asarray(value) for name, value in feeds.items()}
     tensors.update({name: np.asarray(value) for name, value in zip(wanted, values)})
-    types = {value.name: value.type for value in list(session.get_inputs()) + list(session.get_outputs())}
-    return TensorRun(tensors, names, built - started, finished - built, types)
+    return TensorRun(tensors, names, built - started, finished - built, _session_types(session))
 
 
 def ort_inserted_casts(model: OnnxModel, written: Path) -> Tuple[List[str], List[str]]:

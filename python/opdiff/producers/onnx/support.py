@@ -20,6 +20,7 @@ OnnxGraph = Any  # onnx.GraphProto
 OnnxNode = Any  # onnx.NodeProto
 OnnxTensor = Any  # onnx.TensorProto (an initializer, or a node's tensor attribute)
 OrtSessionOptions = Any  # onnxruntime.SessionOptions
+OrtSession = Any  # onnxruntime.InferenceSession
 OrtOptimizationLevel = Any  # onnxruntime.GraphOptimizationLevel
 
 INSTALL_HINT = 'pip install "opdiff[onnx]"  (onnx>=1.15 and onnxruntime>=1.17)'
