@@ -25,6 +25,17 @@ class RunStats:
     peak_rss_largest: int
     cpu_s: float  # user + system CPU time of the process and its waited-for descendants
     output: str  # stdout and stderr, merged
+    started_at: float = 0.0  # time.time() just before the process was started
+
+    def phases(self) -> Dict[str, float]:
+        """Seconds from the start to each phase mark the process wrote (opdiff with
+        OPDIFF_PHASE_MARKS=1, python/opdiff/fileio/phase_marks.py), in the order written."""
+        marks: Dict[str, float] = {}
+        for line in self.output.splitlines():
+            words = line.split()
+            if len(words) == 3 and words[0] == "opdiff-phase":
+                marks[words[1]] = float(words[2]) - self.started_at
+        return marks
 
     @property
     def tail(self) -> str:
@@ -86,6 +97,7 @@ def run_measured(command: Sequence[str], *, env: Optional[Dict[str, str]] = None
     """Run `command` to completion; output goes to a temporary file, not a pipe (no pipe stalls)."""
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"opdiff-bench-{os.getpid()}-{time.monotonic_ns()}.log"
     with open(log, "w+b") as out:
+        started_at = time.time()
         start = time.perf_counter()
         process = subprocess.Popen(list(command), stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd)
         sampler = _Sampler(process.pid, interval)
@@ -106,4 +118,4 @@ def run_measured(command: Sequence[str], *, env: Optional[Dict[str, str]] = None
         text = out.read().decode("utf-8", "replace")
     log.unlink()
     cpu = usage.ru_utime + usage.ru_stime
-    return RunStats(tuple(command), process.returncode, wall, sampler.peak, usage.ru_maxrss * 1024, cpu, text)
+    return RunStats(tuple(command), process.returncode, wall, sampler.peak, usage.ru_maxrss * 1024, cpu, text, started_at)

@@ -9,6 +9,7 @@
 #include "opdiff/dtype.hpp"
 #include "opdiff/element_source.hpp"
 #include "opdiff/metrics.hpp"
+#include "opdiff/reference_text.hpp"
 #include "opdiff/simd.hpp"
 #include "opdiff/thread_pool.hpp"
 
@@ -46,7 +47,60 @@ const KernelTable* kernels_for(const std::optional<std::string>& simd) {
   return table;
 }
 
+py::tuple side_fields(const SideStats& s) { return py::make_tuple(s.min, s.max, s.mean, s.std, s.nan, s.pos_inf, s.neg_inf); }
+
+SideStats side_from_fields(const py::tuple& t) {
+  if (t.size() != 7) throw py::value_error("a side's fields are 7 values (min, max, mean, std, nan, pos_inf, neg_inf)");
+  return SideStats{t[0].cast<double>(),   t[1].cast<double>(),   t[2].cast<double>(), t[3].cast<double>(),
+                   t[4].cast<uint64_t>(), t[5].cast<uint64_t>(), t[6].cast<uint64_t>()};
+}
+
+// The length of a fields() tuple.
+constexpr size_t kFieldCount = 18;
+
 }  // namespace
+
+// Every field in one tuple, read by one call: count, x and y (SideStats' fields), the scalar
+// fields in opdiff.numerics.schema.VALUE_FIELDS' order, the note bits (pair_bindings.cpp hands
+// out a PairOutcome's through it too).
+py::tuple metrics_fields(const MetricsResult& m) {
+  return py::make_tuple(m.count, side_fields(m.x), side_fields(m.y), m.cosine_similarity, m.max_absolute_error,
+                        m.accumulated_relative_error, m.relative_euclidean_distance, m.kullback_leibler_divergence,
+                        m.mean_absolute_error, m.root_mean_square_error, m.max_relative_error, m.mean_relative_error,
+                        m.max_absolute_error_index, m.max_relative_error_index, m.sqnr_db, m.allclose_fraction,
+                        m.norm_ratio_error, m.notes);
+}
+
+namespace {
+
+MetricsResult metrics_from_fields(const py::tuple& t) {
+  if (t.size() != kFieldCount) throw py::value_error("a MetricsResult's fields are " + std::to_string(kFieldCount) + " values");
+  MetricsResult m;
+  m.count = t[0].cast<uint64_t>();
+  m.x = side_from_fields(t[1].cast<py::tuple>());
+  m.y = side_from_fields(t[2].cast<py::tuple>());
+  double* const values[] = {&m.cosine_similarity, &m.max_absolute_error, &m.accumulated_relative_error,
+                            &m.relative_euclidean_distance, &m.kullback_leibler_divergence, &m.mean_absolute_error,
+                            &m.root_mean_square_error, &m.max_relative_error, &m.mean_relative_error};
+  size_t k = 3;
+  for (double* value : values) *value = t[k++].cast<double>();
+  m.max_absolute_error_index = t[k++].cast<uint64_t>();
+  m.max_relative_error_index = t[k++].cast<uint64_t>();
+  m.sqnr_db = t[k++].cast<double>();
+  m.allclose_fraction = t[k++].cast<double>();
+  m.norm_ratio_error = t[k++].cast<double>();
+  m.notes = t[k].cast<uint32_t>();
+  return m;
+}
+
+}  // namespace
+
+// The cells as Python strings (pair_bindings.cpp hands out a PairOutcome's through it too).
+py::tuple reference_cells_tuple(const ReferenceCells& cells) {
+  py::tuple out(cells.size());
+  for (size_t k = 0; k < cells.size(); ++k) out[k] = py::str(cells[k]);
+  return out;
+}
 
 void register_metric_types(py::module_& m) {
   py::class_<SideStats>(m, "SideStats", "Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.")
@@ -77,7 +131,14 @@ void register_metric_types(py::module_& m) {
       .def_readonly("sqnr_db", &MetricsResult::sqnr_db)
       .def_readonly("allclose_fraction", &MetricsResult::allclose_fraction)
       .def_readonly("norm_ratio_error", &MetricsResult::norm_ratio_error)
-      .def_readonly("note_bits", &MetricsResult::notes, "MetricNote bits (cpp/include/opdiff/metrics.hpp), bit 0 first.");
+      .def_readonly("note_bits", &MetricsResult::notes, "MetricNote bits (cpp/include/opdiff/metrics.hpp), bit 0 first.")
+      .def("fields", &metrics_fields,
+           "Every field in one tuple (one call instead of thirty attribute reads): count, x and y as tuples of "
+           "SideStats' fields, the scalar fields in opdiff.numerics.schema.VALUE_FIELDS' order, note_bits.")
+      .def_static("from_fields", &metrics_from_fields, py::arg("fields"), "The MetricsResult of a fields() tuple.")
+      .def(
+          "reference_cells", [](const MetricsResult& m) { return reference_cells_tuple(opdiff::reference_cells(m)); },
+          "The reference CSV's text of the ten reference metrics, in -alg order (cpp/include/opdiff/reference_text.hpp).");
 }
 
 void register_metrics(py::module_& m) {

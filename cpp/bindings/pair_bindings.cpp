@@ -16,10 +16,14 @@
 #include "opdiff/metrics.hpp"
 #include "opdiff/pair_batch.hpp"
 #include "opdiff/read_ahead.hpp"
+#include "opdiff/reference_text.hpp"
 #include "opdiff/thread_pool.hpp"
 
 namespace py = pybind11;
 using namespace opdiff;
+
+py::tuple reference_cells_tuple(const ReferenceCells& cells);  // metrics_bindings.cpp
+py::tuple metrics_fields(const MetricsResult& m);              // metrics_bindings.cpp
 
 namespace {
 
@@ -59,6 +63,20 @@ void wait_checking_signals(Batch& batch) {
       throw error;
     }
   }
+}
+
+std::optional<std::string> golden_dtype_name(const PairOutcome& o) {
+  if (!o.golden_dtype) return std::nullopt;
+  return std::string(dtype_name(*o.golden_dtype));
+}
+
+// What a row needs of an outcome, in one call (a run makes thousands of rows, and each property
+// read is a call of its own).
+py::tuple row_facts(const PairOutcome& o) {
+  const bool compared = o.status == PairStatus::compared;
+  return py::make_tuple(compared, golden_dtype_name(o), o.golden_data_type, o.golden_address, shape_tuple(o.my_shape),
+                        shape_tuple(o.golden_shape), compared ? py::object(metrics_fields(o.metrics)) : py::none(),
+                        compared ? py::object(reference_cells_tuple(o.reference_cells)) : py::none());
 }
 
 template <typename T>
@@ -153,11 +171,7 @@ void register_pairs(py::module_& m) {
   py::class_<PairOutcome>(m, "PairOutcome", "What became of one PairRequest.")
       .def_readonly("status", &PairOutcome::status)
       .def_readonly("message", &PairOutcome::message)
-      .def_property_readonly("golden_dtype",
-                             [](const PairOutcome& o) -> std::optional<std::string> {
-                               if (!o.golden_dtype) return std::nullopt;
-                               return std::string(dtype_name(*o.golden_dtype));
-                             },
+      .def_property_readonly("golden_dtype", &golden_dtype_name,
                              "The partner's core element type, None when it cannot be decoded.")
       .def_readonly("golden_data_type", &PairOutcome::golden_data_type, "The partner's Ascend data type number.")
       .def_readonly("golden_address", &PairOutcome::golden_address)
@@ -169,7 +183,18 @@ void register_pairs(py::module_& m) {
             if (o.status != PairStatus::compared) return std::nullopt;
             return o.metrics;
           },
-          "Every metric when compared, else None.");
+          "Every metric when compared, else None.")
+      .def_property_readonly(
+          "reference_cells",
+          [](const PairOutcome& o) -> std::optional<py::tuple> {
+            if (o.status != PairStatus::compared) return std::nullopt;
+            return reference_cells_tuple(o.reference_cells);
+          },
+          "When compared, the reference CSV's text of the ten reference metrics (-alg order), written by the "
+          "thread that compared the pair; else None.")
+      .def("row_facts", &row_facts,
+           "(compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics.fields() or "
+           "None, reference_cells or None): what a row needs, in one call.");
 
   py::class_<PairBatch>(m, "PairBatch",
                         "Pairs compared in the background on the core's pool, started when made; wait() works on "

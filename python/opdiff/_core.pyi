@@ -41,6 +41,19 @@ class MetricsResult:
     """
     Every metric of one pair as the core computed it (opdiff.metrics.Metrics is built from it).
     """
+    @staticmethod
+    def from_fields(fields: tuple) -> MetricsResult:
+        """
+        The MetricsResult of a fields() tuple.
+        """
+    def fields(self) -> tuple:
+        """
+        Every field in one tuple (one call instead of thirty attribute reads): count, x and y as tuples of SideStats' fields, the scalar fields in opdiff.numerics.schema.VALUE_FIELDS' order, note_bits.
+        """
+    def reference_cells(self) -> tuple:
+        """
+        The reference CSV's text of the ten reference metrics, in -alg order (cpp/include/opdiff/reference_text.hpp).
+        """
     @property
     def accumulated_relative_error(self) -> float:
         ...
@@ -333,6 +346,10 @@ class PairOutcome:
     """
     What became of one PairRequest.
     """
+    def row_facts(self) -> tuple:
+        """
+        (compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics.fields() or None, reference_cells or None): what a row needs, in one call.
+        """
     @property
     def golden_address(self) -> int:
         ...
@@ -360,6 +377,11 @@ class PairOutcome:
     @property
     def my_shape(self) -> tuple:
         ...
+    @property
+    def reference_cells(self) -> tuple | None:
+        """
+        When compared, the reference CSV's text of the ten reference metrics (-alg order), written by the thread that compared the pair; else None.
+        """
     @property
     def status(self) -> PairStatus:
         ...

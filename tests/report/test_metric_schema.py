@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import numpy as np
+
 import opdiff
 import opdiff._core as _core
 from opdiff.numerics import schema
@@ -25,6 +27,16 @@ def test_the_core_result_has_every_schema_field() -> None:
         assert hasattr(_core.MetricsResult, name), name
     for name in schema.SIDE_FIELDS:
         assert hasattr(_core.SideStats, name), name
+
+
+def test_the_core_fields_tuple_is_in_the_schema_order() -> None:
+    x = np.linspace(-1, 2, 50, dtype=np.float32)
+    result = _core.compute_metrics(x, "float32", 50, x * 1.01 + 0.1, "float32", 50)
+    count, mine, golden, *values, bits = result.fields()
+    assert count == result.count and bits == result.note_bits
+    assert values == [getattr(result, name) for name in schema.VALUE_FIELDS]
+    assert [mine, golden] == [tuple(getattr(side, name) for name in schema.SIDE_FIELDS) for side in (result.x, result.y)]
+    assert _core.MetricsResult.from_fields(result.fields()).fields() == result.fields()
 
 
 def test_the_reference_algorithms_are_its_ten_in_order() -> None:

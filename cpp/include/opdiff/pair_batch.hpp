@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "opdiff/metrics.hpp"
+#include "opdiff/reference_text.hpp"
 #include "opdiff/tensor_file_cache.hpp"
 #include "opdiff/tensor_view.hpp"
 #include "opdiff/thread_pool.hpp"
@@ -55,6 +56,7 @@ struct PairOutcome {
   // Logical shapes compared (once both views were built).
   std::vector<uint64_t> my_shape, golden_shape;
   MetricsResult metrics;  // when compared
+  ReferenceCells reference_cells;  // when compared: the reference CSV's text of `metrics`
 };
 
 // How my tensor is laid out against a golden of shape `golden`, given my own logical format and

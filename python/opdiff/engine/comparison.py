@@ -11,6 +11,7 @@ from opdiff.dumps.discovery import FileKind
 from opdiff.engine.driver import drive
 from opdiff.engine.options import CompareOptions, IdsLike, PathLike
 from opdiff.engine.tensor_engine import Engine
+from opdiff.fileio.phase_marks import mark_phase
 from opdiff.match.op_matching import OpPlan
 from opdiff.match.planning import RuleLike, is_quantized_run, plan_and_quant_skips, unused_dump_notes
 from opdiff.plugins import Plugins
@@ -70,6 +71,7 @@ def compare(my: PathLike, golden: PathLike, options: Optional[CompareOptions] = 
         my, golden, fusion_rule=rules.fusion, close_fusion_rule=rules.close, quant_fusion_rule=rules.quant,
         ids=rules.ids, step=options.step, all_occurrences=options.all_occurrences, slices_apart=options.ffts,
     )
+    mark_phase("planned")
     quantized = is_quantized_run(my_index, rules.fusion, rules.quant)
     notes = [f"{path}: {reason}" for path, reason in my_index.skipped + golden_index.skipped]
     if FileKind.STATISTICS in (my_index.kind, golden_index.kind):
@@ -111,6 +113,7 @@ def _fill(report: Report, engine: Engine, plans: Sequence[OpPlan], writer: Optio
         bar = ProgressBar(len(plans))
     advance = (lambda plan, rows: bar.advance()) if bar is not None else None
     drive(report, engine.rows(plans, on_plan_done=advance), writer, bar)
+    mark_phase("rows")
 
 
 __all__ = ["CompareKeywords", "compare", "my_files_of"]

@@ -21,8 +21,9 @@ from opdiff.dumps.formats import data_type_name, format_name, format_number
 from opdiff.dumps.reader import dump_of, view_to_numpy
 from opdiff.engine.layout_choice import NZ_LIKE, decoded_form, golden_is_nd
 from opdiff.engine.options import CompareOptions
+from opdiff.fileio.phase_marks import mark_phase
 from opdiff.match.op_matching import GoldenTarget, OpPlan
-from opdiff.numerics.core_results import is_scalar_shape, metrics_from_core
+from opdiff.numerics.core_results import is_scalar_shape, metrics_from_fields
 from opdiff.numerics.overflow import reference_overflow_flag
 from opdiff.numerics.schema import COSINE_SIMILARITY, KULLBACK_LEIBLER_DIVERGENCE
 from opdiff.numerics.values import Metrics, Note, SideStats
@@ -240,6 +241,8 @@ class Engine:
         try:
             for batch in self._batches(plans):
                 running.append(batch)
+                if batch.first == 0:
+                    mark_phase("first-batch")
                 if len(running) == 2:
                     yield from self._finish(running[0], on_plan_done)
                     running.pop(0)
@@ -421,27 +424,13 @@ class Engine:
 
     def _pair_row(self, work: _PlanWork, identity: TensorId, mine: _core.TensorEntry, target: GoldenTarget,
                   outcome: _core.PairOutcome) -> CompareRow:
-        """The row of one pair from the core's outcome, with the reasons in the reference's words when
-        it could not be compared."""
+        """The row of one pair from the core's outcome (its facts read in one call)."""
+        compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, fields, cells = outcome.row_facts()
+        if not compared:
+            return self._uncompared_row(work, identity, mine, outcome)
         plan = work.plan
-        status = outcome.status
-        result = outcome.metrics
-        if status is not _core.PairStatus.compared or result is None:
-            if status is _core.PairStatus.golden_unreadable:
-                reason = f"[{plan.label}] {outcome.message}"
-            elif status in (_core.PairStatus.my_type_unsupported, _core.PairStatus.golden_type_unsupported):
-                name = data_type_name(mine.data_type if status is _core.PairStatus.my_type_unsupported else outcome.golden_data_type)
-                reason = unsupported_data_type(plan.label, name)
-            elif status is _core.PairStatus.counts_differ:
-                reason = shapes_differ(plan.label, outcome.my_shape, outcome.golden_shape)
-            elif status is _core.PairStatus.order_differs:
-                reason = element_order_differs(plan.label, outcome.my_shape, outcome.golden_shape)
-            else:
-                reason = outcome.message
-            return self._row(plan, identity, reasons=(reason,), **self._lone_fields(work.file, mine))
-        metrics = metrics_from_core(result)
+        metrics = metrics_from_fields(fields)
         positional = plan.positional_partner is not None
-        my_shape, golden_shape = outcome.my_shape, outcome.golden_shape
         row = CompareRow(
             index=plan.index,
             op_type=plan.op_type,
@@ -450,16 +439,34 @@ class Engine:
             tensor=identity,
             my_dtype=_dtype_name(mine),
             my_address=str(mine.address),
-            golden_dtype=outcome.golden_dtype or data_type_name(outcome.golden_data_type),
-            golden_address=str(outcome.golden_address),
+            golden_dtype=golden_dtype or data_type_name(golden_data_type),
+            golden_address=str(golden_address),
             shape=my_shape,
             reference_shape=_reference_shape(positional, mine, target, math.prod(my_shape)),
             op_sequence=plan.op_sequence,
             overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
             metrics=metrics,
             reasons=_shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
+            reference_cells=cells,
         )
         return row if self._custom is None else self._custom_row(work, identity, target, row)
+
+    def _uncompared_row(self, work: _PlanWork, identity: TensorId, mine: _core.TensorEntry, outcome: _core.PairOutcome) -> CompareRow:
+        """The row of a pair the core could not compare, with the reason in the reference's words."""
+        plan = work.plan
+        status = outcome.status
+        if status is _core.PairStatus.golden_unreadable:
+            reason = f"[{plan.label}] {outcome.message}"
+        elif status in (_core.PairStatus.my_type_unsupported, _core.PairStatus.golden_type_unsupported):
+            name = data_type_name(mine.data_type if status is _core.PairStatus.my_type_unsupported else outcome.golden_data_type)
+            reason = unsupported_data_type(plan.label, name)
+        elif status is _core.PairStatus.counts_differ:
+            reason = shapes_differ(plan.label, outcome.my_shape, outcome.golden_shape)
+        elif status is _core.PairStatus.order_differs:
+            reason = element_order_differs(plan.label, outcome.my_shape, outcome.golden_shape)
+        else:
+            reason = outcome.message
+        return self._row(plan, identity, reasons=(reason,), **self._lone_fields(work.file, mine))
 
     def _custom_row(self, work: _PlanWork, identity: TensorId, target: GoldenTarget, row: CompareRow) -> CompareRow:
         """The row with the plug-in algorithms' cells: both sides decoded here as the core laid them

@@ -5,7 +5,7 @@ dumps through the core and never needs it (tests/package/test_start_up.py keeps 
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from opdiff.numerics.core import CoreMetrics, CoreSideStats
 from opdiff.numerics.schema import ALGORITHMS, SIDE_FIELDS, VALUE_FIELDS
@@ -43,21 +43,36 @@ def notes_from_bits(bits: int) -> Tuple[Note, ...]:
     return tuple(note for bit, note in enumerate(NOTE_BITS) if bits & (1 << bit)) if bits else ()
 
 
-# The schema's fields read in one call each (thousands of pairs a run); SideStats takes them
-# positionally, in the schema's order (tests/report/test_metric_schema.py checks the dataclasses agree).
-_side_values = attrgetter(*SIDE_FIELDS)
-_metric_values = attrgetter(*VALUE_FIELDS)
-
-
 def side_from_core(side: CoreSideStats) -> SideStats:
-    return SideStats(*_side_values(side))
+    return SideStats(side.min, side.max, side.mean, side.std, side.nan, side.pos_inf, side.neg_inf)
 
 
 def metrics_from_core(result: CoreMetrics) -> Metrics:
     """The Metrics of one pair from the core's result: every field the schema names."""
-    values: Dict[str, Any] = dict(zip(VALUE_FIELDS, _metric_values(result)))
-    return Metrics(count=result.count, x=side_from_core(result.x), y=side_from_core(result.y), **values,
-                   notes=notes_from_bits(result.note_bits))
+    return metrics_from_fields(result.fields())
 
 
-__all__ = ["is_scalar_shape", "metrics_from_core", "notes_from_bits", "resolve_algorithms", "side_from_core"]
+def metrics_from_fields(fields: Tuple[Any, ...]) -> Metrics:
+    """The Metrics of the core's ``MetricsResult.fields()`` tuple: count, both sides, VALUE_FIELDS in
+    order, the note bits, read in one call (thousands of pairs a run, and thirty attribute reads
+    cost more than the row they feed)."""
+    count, x, y, *values, bits = fields
+    # Positionally, in the schema's order (tests/report/test_metric_schema.py checks that the
+    # dataclass and the core's tuple agree); typed Any since the tuple's length is not typed.
+    make: Any = Metrics
+    metrics: Metrics = make(count, SideStats(*x), SideStats(*y), *values, notes_from_bits(bits))
+    return metrics
+
+
+def core_fields(m: Metrics) -> Tuple[Any, ...]:
+    """`m` as the core's ``MetricsResult.fields()`` tuple (its inverse of metrics_from_core), so a
+    Metrics made in Python is formatted by the same code as the core's (``MetricsResult.from_fields``)."""
+    bits = sum(1 << bit for bit, note in enumerate(NOTE_BITS) if note in m.notes)
+    return (m.count, _side_fields(m.x), _side_fields(m.y), *_metric_values(m), bits)
+
+
+_side_fields = attrgetter(*SIDE_FIELDS)
+_metric_values = attrgetter(*VALUE_FIELDS)
+
+
+__all__ = ["core_fields", "is_scalar_shape", "metrics_from_core", "metrics_from_fields", "notes_from_bits", "resolve_algorithms", "side_from_core"]

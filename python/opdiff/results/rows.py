@@ -3,7 +3,7 @@ compared, with the reason)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from opdiff.numerics.values import Metrics
@@ -70,6 +70,9 @@ class CompareRow:
     local: Optional[LocalError] = None
     # the plug-in algorithms' cells (-c, -alg Name): (name, text as the plug-in returned it), in -alg order
     custom: Tuple[Tuple[str, str], ...] = ()
+    # the reference CSV's text of `metrics`' ten reference metrics (-alg order) as the core wrote it
+    # when it compared the pair; empty for a row made in Python, whose writers format `metrics`
+    reference_cells: Tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def compared(self) -> bool:

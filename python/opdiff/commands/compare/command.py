@@ -9,6 +9,7 @@ from opdiff.commands.args.compare_options import add_compare_arguments, compare_
 from opdiff.commands.args.verdict import limits_of
 from opdiff.commands.errors import print_error
 from opdiff.commands.exit_codes import ExitCode
+from opdiff.fileio.phase_marks import mark_phase
 
 if TYPE_CHECKING:
     from opdiff.engine.options import CompareOptions, ReadRules
@@ -43,6 +44,7 @@ def _run(args: argparse.Namespace) -> int:
     from opdiff.report.formats import parse_report_formats
 
     errors = Console(stderr=True)
+    mark_phase("imported")
     if args.op is not None:
         from opdiff.commands.single_op import run_single_op
 
@@ -67,6 +69,7 @@ def _run(args: argparse.Namespace) -> int:
         options = compare_options(args)
         rules = options.read_rules()
         options = options.with_rules(rules)
+        mark_phase("rule-read")
         from opdiff.commands.compare.isolate import check_isolate_args
 
         source_model = check_isolate_args(args, rules.fusion)
@@ -86,7 +89,9 @@ def _run(args: argparse.Namespace) -> int:
         return ExitCode.BAD_INPUT
     from opdiff.commands.compare.finish import finish_compare
 
-    return finish_compare(report, args, formats, limits, rules.fusion)
+    code = finish_compare(report, args, formats, limits, rules.fusion)
+    mark_phase("reported")
+    return code
 
 
 def write_mapping(args: argparse.Namespace, options: CompareOptions, rules: ReadRules) -> int:

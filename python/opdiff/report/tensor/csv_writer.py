@@ -11,8 +11,7 @@ from types import TracebackType
 from typing import IO, List, Optional, Type
 
 from opdiff.fileio.atomic import RESULT_MODE, incomplete_name, place_without_clobbering, temporary_beside
-from opdiff.numerics.values import Metrics
-from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
+from opdiff.report.tensor.reference_format import NOT_COMPUTED, pick_cells, row_cells
 from opdiff.results.columns import CsvColumns
 from opdiff.results.rows import CompareRow
 
@@ -59,17 +58,17 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     if row.metrics is None:
         cells += [NOT_COMPUTED] * len(columns.algorithms)
     elif not columns.custom:
-        cells += format_metrics(columns.algorithms, row.metrics)
+        cells += pick_cells(columns.algorithms, row_cells(row))
     else:
-        cells += _cells_with_custom(row, row.metrics, columns)
+        cells += _cells_with_custom(row, columns)
     cells.append(safe_cell(",".join(row.reasons)))
     return cells
 
 
-def _cells_with_custom(row: CompareRow, metrics: Metrics, columns: CsvColumns) -> List[str]:
+def _cells_with_custom(row: CompareRow, columns: CsvColumns) -> List[str]:
     """The metric cells when plug-in columns are among them: a plug-in's text as it gave it (the
     reference writes it so), neutralised like any text cell; NaN where it did not run."""
-    builtin = iter(format_metrics([name for name in columns.algorithms if name not in columns.custom], metrics))
+    builtin = iter(pick_cells([name for name in columns.algorithms if name not in columns.custom], row_cells(row)))
     return [safe_cell(_text(row.custom_value(name))) if name in columns.custom else next(builtin) for name in columns.algorithms]
 
 

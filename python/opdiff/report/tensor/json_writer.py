@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional, Sequence
 
 from opdiff.numerics.values import Metrics
 from opdiff.report.json_document import json_number, report_envelope, row_identity_json, write_json_document
-from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metric
+from opdiff.report.tensor.reference_format import NOT_COMPUTED, pick_cells, row_cells
 from opdiff.results import isolation
 from opdiff.results.findings import Finding
 from opdiff.results.rows import CompareRow
@@ -28,14 +28,13 @@ def _plain_fields(value: Any, leave_out: Sequence[str] = ()) -> Dict[str, Any]:
     return {name: json_number(item) if isinstance(item, float) else item for name, item in fields}
 
 
-def _metrics_json(m: Metrics, algorithms: Sequence[str]) -> Dict[str, Any]:
+def _metrics_json(m: Metrics, algorithms: Sequence[str], cells: Sequence[str]) -> Dict[str, Any]:
     data = _plain_fields(m, leave_out=("x", "y", "notes"))
     for side in ("x", "y"):
         data[side] = _plain_fields(getattr(m, side))
     data["notes"] = [note.value for note in m.notes]
     # The reference's texts too, so scripts that parse the CSV can read the same values here.
-    values = m.reference_values()
-    data["reference"] = {name: (None if (text := format_metric(name, m, values)) == NOT_COMPUTED else text) for name in algorithms}
+    data["reference"] = {name: None if text == NOT_COMPUTED else text for name, text in zip(algorithms, cells)}
     return data
 
 
@@ -66,7 +65,7 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool, local_ve
         "compared": row.compared,
         "failing": failing,
         "reasons": list(row.reasons),
-        "metrics": _metrics_json(row.metrics, algorithms) if row.metrics is not None else None,
+        "metrics": _metrics_json(row.metrics, algorithms, pick_cells(algorithms, row_cells(row))) if row.metrics is not None else None,
     }
     if local_verdict is not None:  # only with --isolate: other reports keep their rows as they were
         data["local"] = local_json(row, local_verdict)
