@@ -144,3 +144,13 @@ def test_close_fusion_merge_maps_onto_fusion_off_op_names_and_keeps_grouping():
     assert [(g.key, g.index, g.op_names, g.relation) for g in merged.groups] == [
         (g.key, g.index, g.op_names, g.relation) for g in open_rule.groups]
     assert merged.group_of("conv_relu").original_names == ("conv_npu", "relu_npu")
+
+
+def test_every_quant_filter_pattern_holds_the_fast_mark() -> None:
+    """quant_text_kind skips the patterns for names without QUANT_FILTER_MARK: sound only while
+    every alternative of both patterns contains it."""
+    from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_MARK, QUANT_FILTER_PATTERN
+
+    for pattern in (QUANT_FILTER_PATTERN, DEQUANT_FILTER_PATTERN):
+        for alternative in pattern.pattern.split("|"):
+            assert QUANT_FILTER_MARK in alternative.replace("\\", ""), alternative

@@ -22,6 +22,8 @@ DEQUANT_OP_TYPE = "AscendDequant"
 # `_anti_quant_layer` also contains `_quant_layer`).
 QUANT_FILTER_PATTERN = re.compile(r"_quant_layer|/AscendQuant|/AscendWeightQuant|\.quant|\.weight_quant")
 DEQUANT_FILTER_PATTERN = re.compile(r"_dequant_layer|_anti_quant_layer|/AscendDequant|/AntiQuant|\.dequant|\.anti_quant")
+# Text every alternative of both patterns holds: a name without it matches neither (a fast first test).
+QUANT_FILTER_MARK = "uant"
 # Op types that turn float tensors into integer codes: a graph holding one is a quantized model.
 QUANTIZE_OP_TYPES = frozenset({"AscendQuant", "AscendWeightQuant", "QuantizeLinear", "DynamicQuantizeLinear"})
 

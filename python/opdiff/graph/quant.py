@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 
-from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_PATTERN
+from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_MARK, QUANT_FILTER_PATTERN
 from opdiff.graph.fusion_map import FusionMap, Op, OutputDesc
 from opdiff.graph.grouping import regroup
 
@@ -113,6 +113,8 @@ def quant_text_kind(text: str) -> QuantNameKind:
     >>> quant_text_kind("layer.weight_quantized").value, quant_text_kind("layer_weight_quantized").value
     ('quant', 'none')
     """
+    if QUANT_FILTER_MARK not in text:  # most names: no pattern can match (tests/graph check the mark)
+        return QuantNameKind.NONE
     if DEQUANT_FILTER_PATTERN.search(text):
         return QuantNameKind.DEQUANT
     if QUANT_FILTER_PATTERN.search(text):

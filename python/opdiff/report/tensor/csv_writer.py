@@ -16,6 +16,7 @@ from opdiff.results.columns import CsvColumns
 from opdiff.results.rows import CompareRow
 
 _FORMULA_STARTS = ("=", "+", "-", "%", "@", "＝", "＋", "－", "％", "＠")
+_FORMULA_FIRST = frozenset(_FORMULA_STARTS)
 
 
 def _text(value: Optional[str]) -> str:
@@ -32,29 +33,29 @@ def _is_number(cell: str) -> bool:
 
 def safe_cell(cell: str) -> str:
     """Neutralise text a spreadsheet would run as a formula (the reference aborts the write instead)."""
-    if cell.startswith(_FORMULA_STARTS) and not _is_number(cell):  # cheap test first: most cells pass it
+    if cell[:1] in _FORMULA_FIRST and not _is_number(cell):  # cheap test first: most cells pass it
         return "'" + cell
     return cell
 
 
 def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
-    """The row's cells, in the header's order, formatted as the reference prints them."""
+    """The row's cells, in the header's order, formatted as the reference prints them. Text that
+    comes from files (names, types, addresses) is neutralised; numbers, the shape, YES/NO and the
+    metric cells are nothing a spreadsheet would run."""
     cells = [str(row.index)]
     if columns.op_sequence:
         cells.append(_text(None if row.op_sequence is None else str(row.op_sequence)))
-    cells += [row.op_type, row.npu_dump, _text(row.my_dtype)]
+    cells += [safe_cell(row.op_type), safe_cell(row.npu_dump), safe_cell(_text(row.my_dtype))]
     if columns.my_address:
-        cells.append(_text(row.my_address))
-    cells += [row.ground_truth, _text(row.golden_dtype)]
+        cells.append(safe_cell(_text(row.my_address)))
+    cells += [safe_cell(row.ground_truth), safe_cell(_text(row.golden_dtype))]
     if columns.golden_address:
-        cells.append(_text(row.golden_address))
-    cells.append(row.tensor_index)
+        cells.append(safe_cell(_text(row.golden_address)))
+    cells.append(safe_cell(row.tensor_index))
     shape = row.reference_shape if row.reference_shape is not None else row.shape
     cells.append(_text(None if shape is None else "[" + ",".join(map(str, shape)) + "]"))
     if columns.overflow:
         cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
-    cells = [safe_cell(cell) for cell in cells]
-    # Metric cells are numbers, "NaN" or "(m;s),(m;s)": nothing a spreadsheet would run.
     if row.metrics is None:
         cells += [NOT_COMPUTED] * len(columns.algorithms)
     elif not columns.custom:
