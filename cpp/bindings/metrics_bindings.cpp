@@ -93,14 +93,13 @@ MetricsResult metrics_from_fields(const py::tuple& t) {
   return m;
 }
 
-}  // namespace
-
-// The cells as Python strings (pair_bindings.cpp hands out a PairOutcome's through it too).
 py::tuple reference_cells_tuple(const ReferenceCells& cells) {
   py::tuple out(cells.size());
   for (size_t k = 0; k < cells.size(); ++k) out[k] = py::str(cells[k]);
   return out;
 }
+
+}  // namespace
 
 void register_metric_types(py::module_& m) {
   py::class_<SideStats>(m, "SideStats", "Statistics of one side: min/max skip NaN, mean/std propagate NaN and Inf.")
@@ -138,7 +137,10 @@ void register_metric_types(py::module_& m) {
       .def_static("from_fields", &metrics_from_fields, py::arg("fields"), "The MetricsResult of a fields() tuple.")
       .def(
           "reference_cells", [](const MetricsResult& m) { return reference_cells_tuple(opdiff::reference_cells(m)); },
-          "The reference CSV's text of the ten reference metrics, in -alg order (cpp/include/opdiff/reference_text.hpp).");
+          "The reference CSV's text of the ten reference metrics, in -alg order (cpp/include/opdiff/reference_text.hpp).")
+      .def(
+          "reference_text", [](const MetricsResult& m) { return reference_csv_text(opdiff::reference_cells(m)); },
+          "The ten cells joined as a CSV line holds them (a cell with a comma quoted).");
 }
 
 void register_metrics(py::module_& m) {

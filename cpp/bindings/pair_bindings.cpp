@@ -16,13 +16,11 @@
 #include "opdiff/metrics.hpp"
 #include "opdiff/pair_batch.hpp"
 #include "opdiff/read_ahead.hpp"
-#include "opdiff/reference_text.hpp"
 #include "opdiff/thread_pool.hpp"
 
 namespace py = pybind11;
 using namespace opdiff;
 
-py::tuple reference_cells_tuple(const ReferenceCells& cells);  // metrics_bindings.cpp
 py::tuple metrics_fields(const MetricsResult& m);              // metrics_bindings.cpp
 
 namespace {
@@ -76,7 +74,7 @@ py::tuple row_facts(const PairOutcome& o) {
   const bool compared = o.status == PairStatus::compared;
   return py::make_tuple(compared, golden_dtype_name(o), o.golden_data_type, o.golden_address, shape_tuple(o.my_shape),
                         shape_tuple(o.golden_shape), compared ? py::object(metrics_fields(o.metrics)) : py::none(),
-                        compared ? py::object(reference_cells_tuple(o.reference_cells)) : py::none());
+                        compared ? py::object(py::str(o.reference_text)) : py::none());
 }
 
 template <typename T>
@@ -185,16 +183,16 @@ void register_pairs(py::module_& m) {
           },
           "Every metric when compared, else None.")
       .def_property_readonly(
-          "reference_cells",
-          [](const PairOutcome& o) -> std::optional<py::tuple> {
+          "reference_text",
+          [](const PairOutcome& o) -> std::optional<std::string> {
             if (o.status != PairStatus::compared) return std::nullopt;
-            return reference_cells_tuple(o.reference_cells);
+            return o.reference_text;
           },
-          "When compared, the reference CSV's text of the ten reference metrics (-alg order), written by the "
-          "thread that compared the pair; else None.")
+          "When compared, the reference CSV's text of the ten reference metrics (-alg order, joined as a CSV "
+          "line holds them), written by the thread that compared the pair; else None.")
       .def("row_facts", &row_facts,
            "(compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics.fields() or "
-           "None, reference_cells or None): what a row needs, in one call.");
+           "None, reference_text or None): what a row needs, in one call.");
 
   py::class_<PairBatch>(m, "PairBatch",
                         "Pairs compared in the background on the core's pool, started when made; wait() works on "

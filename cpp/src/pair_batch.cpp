@@ -88,7 +88,7 @@ void compare_one(const PairRequest& request, TensorFileCache& cache, MetricsOpti
     }
     options.scalar_shape = scalar_shape(out.my_shape);
     out.metrics = compare_tensor_views(my_view, golden_view, options, request.max_elements, pool, threads);
-    out.reference_cells = reference_cells(out.metrics);  // here, beside the other pairs, not on the interpreter's thread
+    out.reference_text = reference_csv_text(reference_cells(out.metrics));  // here, not on the interpreter's thread
     out.status = PairStatus::compared;
   } catch (const std::exception& error) {  // DumpFormatError, or the engine's invalid_argument
     out.status = PairStatus::failed;

@@ -58,4 +58,17 @@ ReferenceCells reference_cells(const MetricsResult& m) {
   };
 }
 
+std::string reference_csv_text(const ReferenceCells& cells) {
+  std::string text;
+  for (const std::string& cell : cells) {
+    if (!text.empty()) text += ',';
+    // No cell holds a quote or a line end; StandardDeviation's holds a comma.
+    if (cell.find(',') != std::string::npos)
+      text += '"' + cell + '"';
+    else
+      text += cell;
+  }
+  return text;
+}
+
 }  // namespace opdiff

@@ -54,6 +54,10 @@ class MetricsResult:
         """
         The reference CSV's text of the ten reference metrics, in -alg order (cpp/include/opdiff/reference_text.hpp).
         """
+    def reference_text(self) -> str:
+        """
+        The ten cells joined as a CSV line holds them (a cell with a comma quoted).
+        """
     @property
     def accumulated_relative_error(self) -> float:
         ...
@@ -348,7 +352,7 @@ class PairOutcome:
     """
     def row_facts(self) -> tuple:
         """
-        (compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics.fields() or None, reference_cells or None): what a row needs, in one call.
+        (compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, metrics.fields() or None, reference_text or None): what a row needs, in one call.
         """
     @property
     def golden_address(self) -> int:
@@ -378,9 +382,9 @@ class PairOutcome:
     def my_shape(self) -> tuple:
         ...
     @property
-    def reference_cells(self) -> tuple | None:
+    def reference_text(self) -> str | None:
         """
-        When compared, the reference CSV's text of the ten reference metrics (-alg order), written by the thread that compared the pair; else None.
+        When compared, the reference CSV's text of the ten reference metrics (-alg order, joined as a CSV line holds them), written by the thread that compared the pair; else None.
         """
     @property
     def status(self) -> PairStatus:

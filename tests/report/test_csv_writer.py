@@ -3,6 +3,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import opdiff
 from opdiff.report.tensor.csv_writer import ReferenceCsvWriter, format_row, safe_cell
@@ -117,3 +119,34 @@ def test_two_compare_runs_into_one_folder_at_once(tmp_path: Path):
     assert len(results) == 2  # neither run overwrote the other, even within the same second
     assert all(len(path.read_text().splitlines()) == 21 for path in results)
     assert not list(out.glob("*.partial"))
+
+
+_HOSTILE = st.text(alphabet=st.sampled_from(list("ab,\"\n\r =+-@%'; ") + ["＝", "é"]), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(op_type=_HOSTILE, npu_dump=_HOSTILE, ground_truth=_HOSTILE, reasons=st.lists(_HOSTILE, max_size=3),
+       address=st.one_of(st.none(), _HOSTILE), overflow=st.sampled_from([None, True, False]))
+def test_lines_are_what_the_csv_module_writes(op_type, npu_dump, ground_truth, reasons, address, overflow) -> None:
+    """The writer joins cells itself, with the core's metric text as it came: every line must read
+    back as format_row's cells, and be what csv.writer writes of them (which leaves a lone carriage
+    return unquoted, where a reader would end the line: the writer quotes it)."""
+    import dataclasses
+    import io
+
+    from opdiff.report.tensor.csv_writer import csv_line
+    from opdiff.report.tensor.reference_format import format_metrics
+
+    base = dataclasses.replace(compared_row(), op_type=op_type, npu_dump=npu_dump, ground_truth=ground_truth,
+                               reasons=tuple(reasons), my_address=address, overflow=overflow)
+    assert base.metrics is not None
+    text = ",".join(f'"{cell}"' if "," in cell else cell for cell in format_metrics(opdiff.ALGORITHMS, base.metrics))
+    for row in (base, dataclasses.replace(base, reference_text=text), dataclasses.replace(base, metrics=None)):
+        for columns in (CsvColumns(algorithms=opdiff.ALGORITHMS, my_address=True, overflow=True),
+                        CsvColumns(algorithms=("MaxAbsoluteError", "CosineSimilarity"), op_sequence=True)):
+            cells, line = format_row(row, columns), csv_line(row, columns)
+            assert list(csv.reader(io.StringIO(line, newline=""))) == [cells]
+            if not any("\r" in cell for cell in cells):
+                expected = io.StringIO()
+                csv.writer(expected, lineterminator="\n").writerow(cells)
+                assert line == expected.getvalue()

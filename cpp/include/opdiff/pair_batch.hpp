@@ -56,7 +56,7 @@ struct PairOutcome {
   // Logical shapes compared (once both views were built).
   std::vector<uint64_t> my_shape, golden_shape;
   MetricsResult metrics;  // when compared
-  ReferenceCells reference_cells;  // when compared: the reference CSV's text of `metrics`
+  std::string reference_text;  // when compared: the reference CSV's text of `metrics` (reference_csv_text)
 };
 
 // How my tensor is laid out against a golden of shape `golden`, given my own logical format and

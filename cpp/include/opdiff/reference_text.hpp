@@ -27,4 +27,9 @@ std::string fixed_text(double value, int decimals = 6);
 // "(mean;std),(mean;std)" with three decimals and magnitudes under 0.001 shown as 0.
 ReferenceCells reference_cells(const MetricsResult& metrics);
 
+// The ten cells as one piece of a CSV line, in -alg order: joined by commas, a cell holding a comma
+// (StandardDeviation's) in double quotes, as Python's csv module writes it. A row keeps this one
+// string rather than ten (a run's rows stay in memory for its reports).
+std::string reference_csv_text(const ReferenceCells& cells);
+
 }  // namespace opdiff

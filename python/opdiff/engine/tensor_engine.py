@@ -425,7 +425,7 @@ class Engine:
     def _pair_row(self, work: _PlanWork, identity: TensorId, mine: _core.TensorEntry, target: GoldenTarget,
                   outcome: _core.PairOutcome) -> CompareRow:
         """The row of one pair from the core's outcome (its facts read in one call)."""
-        compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, fields, cells = outcome.row_facts()
+        compared, golden_dtype, golden_data_type, golden_address, my_shape, golden_shape, fields, text = outcome.row_facts()
         if not compared:
             return self._uncompared_row(work, identity, mine, outcome)
         plan = work.plan
@@ -447,7 +447,7 @@ class Engine:
             overflow=_overflow(mine, metrics.x) if self.options.overflow_detection else None,
             metrics=metrics,
             reasons=_shape_note(positional, my_shape, golden_shape) + _reasons(metrics, self.options.algorithms, plan.my_path or "", target.path or ""),
-            reference_cells=cells,
+            reference_text=text,
         )
         return row if self._custom is None else self._custom_row(work, identity, target, row)
 

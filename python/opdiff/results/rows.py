@@ -70,9 +70,10 @@ class CompareRow:
     local: Optional[LocalError] = None
     # the plug-in algorithms' cells (-c, -alg Name): (name, text as the plug-in returned it), in -alg order
     custom: Tuple[Tuple[str, str], ...] = ()
-    # the reference CSV's text of `metrics`' ten reference metrics (-alg order) as the core wrote it
-    # when it compared the pair; empty for a row made in Python, whose writers format `metrics`
-    reference_cells: Tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # the reference CSV's text of `metrics`' ten reference metrics (-alg order, joined as a CSV line
+    # holds them) as the core wrote it when it compared the pair; empty for a row made in Python,
+    # whose writers format `metrics`
+    reference_text: str = field(default="", repr=False, compare=False)
 
     @property
     def compared(self) -> bool:

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from opdiff.fileio.atomic import RESULT_MODE, replacing
 from opdiff.numerics.tensor_statistics import TensorStatistics
-from opdiff.report.tensor.csv_writer import safe_cell
+from opdiff.report.tensor.csv_writer import csv_cell, safe_cell
 from opdiff.results.statistics_rows import StatisticsRow
 from opdiff.results.statistics_verdict import StatisticsVerdict
 
@@ -33,10 +33,7 @@ def number(value: float) -> str:
 def quoted(text: str) -> str:
     """A CSV cell as the csv module writes it (quoted only when it holds a comma, quote or line
     end), made safe for spreadsheets (csv_writer.safe_cell)."""
-    text = safe_cell(text)
-    if "," in text or '"' in text or "\n" in text or "\r" in text:
-        return '"' + text.replace('"', '""') + '"'
-    return text
+    return csv_cell(safe_cell(text))
 
 
 _NO_SIDE = "," * (len(_SIDE) - 1)

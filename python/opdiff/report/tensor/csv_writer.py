@@ -4,14 +4,14 @@ through a temporary file that becomes the result only when the run completes."""
 from __future__ import annotations
 
 import contextlib
-import csv
 import os
 from pathlib import Path
 from types import TracebackType
 from typing import IO, List, Optional, Type
 
 from opdiff.fileio.atomic import RESULT_MODE, incomplete_name, place_without_clobbering, temporary_beside
-from opdiff.report.tensor.reference_format import NOT_COMPUTED, pick_cells, row_cells
+from opdiff.numerics.schema import ALGORITHMS
+from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.results.columns import CsvColumns
 from opdiff.results.rows import CompareRow
 
@@ -38,10 +38,17 @@ def safe_cell(cell: str) -> str:
     return cell
 
 
-def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
-    """The row's cells, in the header's order, formatted as the reference prints them. Text that
-    comes from files (names, types, addresses) is neutralised; numbers, the shape, YES/NO and the
-    metric cells are nothing a spreadsheet would run."""
+def csv_cell(text: str) -> str:
+    """A cell as the csv module writes it (QUOTE_MINIMAL): in double quotes, its quotes doubled,
+    when it holds a comma, a quote or a line end."""
+    if "," in text or '"' in text or "\n" in text or "\r" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _leading_cells(row: CompareRow, columns: CsvColumns) -> List[str]:
+    """The cells before the metrics. Text that comes from files (names, types, addresses) is
+    neutralised; numbers, the shape and YES/NO are nothing a spreadsheet would run."""
     cells = [str(row.index)]
     if columns.op_sequence:
         cells.append(_text(None if row.op_sequence is None else str(row.op_sequence)))
@@ -56,20 +63,38 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
     cells.append(_text(None if shape is None else "[" + ",".join(map(str, shape)) + "]"))
     if columns.overflow:
         cells.append(_text(None if row.overflow is None else ("YES" if row.overflow else "NO")))
+    return cells
+
+
+def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
+    """The row's cells, in the header's order, formatted as the reference prints them (metric
+    cells are numbers, "NaN" or "(m;s),(m;s)": nothing a spreadsheet would run)."""
+    cells = _leading_cells(row, columns)
     if row.metrics is None:
         cells += [NOT_COMPUTED] * len(columns.algorithms)
     elif not columns.custom:
-        cells += pick_cells(columns.algorithms, row_cells(row))
+        cells += format_metrics(columns.algorithms, row.metrics)
     else:
         cells += _cells_with_custom(row, columns)
     cells.append(safe_cell(",".join(row.reasons)))
     return cells
 
 
+def csv_line(row: CompareRow, columns: CsvColumns) -> str:
+    """The row as one line of the CSV (with its line end), as csv.writer writes format_row's
+    cells. A row the core compared under the ten default columns brings its metric text along
+    (``CompareRow.reference_text``), which goes in as it is."""
+    if row.reference_text and row.metrics is not None and not columns.custom and tuple(columns.algorithms) == ALGORITHMS:
+        leading = ",".join(map(csv_cell, _leading_cells(row, columns)))
+        return f"{leading},{row.reference_text},{csv_cell(safe_cell(','.join(row.reasons)))}\n"
+    return ",".join(map(csv_cell, format_row(row, columns))) + "\n"
+
+
 def _cells_with_custom(row: CompareRow, columns: CsvColumns) -> List[str]:
     """The metric cells when plug-in columns are among them: a plug-in's text as it gave it (the
     reference writes it so), neutralised like any text cell; NaN where it did not run."""
-    builtin = iter(pick_cells([name for name in columns.algorithms if name not in columns.custom], row_cells(row)))
+    assert row.metrics is not None
+    builtin = iter(format_metrics([name for name in columns.algorithms if name not in columns.custom], row.metrics))
     return [safe_cell(_text(row.custom_value(name))) if name in columns.custom else next(builtin) for name in columns.algorithms]
 
 
@@ -97,13 +122,12 @@ class ReferenceCsvWriter:
         # held open across write() calls, closed by close/abandon/discard (or __exit__)
         self._handle: Optional[IO[str]] = open(self.partial, "x", newline="", encoding="utf-8")  # noqa: SIM115
         os.chmod(self.partial, RESULT_MODE)
-        self._csv = csv.writer(self._handle, lineterminator="\n")
-        self._csv.writerow(columns.header())
+        self._handle.write(",".join(map(csv_cell, columns.header())) + "\n")
         self.rows_written = 0
 
     def write(self, row: CompareRow) -> None:
         assert self._handle is not None, "writer is closed"
-        self._csv.writerow(format_row(row, self.columns))
+        self._handle.write(csv_line(row, self.columns))
         self.rows_written += 1
 
     def close(self) -> Path:

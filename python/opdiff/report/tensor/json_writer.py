@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional, Sequence
 
 from opdiff.numerics.values import Metrics
 from opdiff.report.json_document import json_number, report_envelope, row_identity_json, write_json_document
-from opdiff.report.tensor.reference_format import NOT_COMPUTED, pick_cells, row_cells
+from opdiff.report.tensor.reference_format import NOT_COMPUTED, format_metrics
 from opdiff.results import isolation
 from opdiff.results.findings import Finding
 from opdiff.results.rows import CompareRow
@@ -65,7 +65,7 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool, local_ve
         "compared": row.compared,
         "failing": failing,
         "reasons": list(row.reasons),
-        "metrics": _metrics_json(row.metrics, algorithms, pick_cells(algorithms, row_cells(row))) if row.metrics is not None else None,
+        "metrics": _metrics_json(row.metrics, algorithms, format_metrics(algorithms, row.metrics)) if row.metrics is not None else None,
     }
     if local_verdict is not None:  # only with --isolate: other reports keep their rows as they were
         data["local"] = local_json(row, local_verdict)

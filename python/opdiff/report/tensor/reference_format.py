@@ -18,7 +18,6 @@ from opdiff.numerics.core import CoreMetrics
 from opdiff.numerics.core_results import core_fields
 from opdiff.numerics.schema import ALGORITHMS
 from opdiff.numerics.values import Metrics
-from opdiff.results.rows import CompareRow
 
 NOT_COMPUTED = "NaN"
 _POSITION = {name: k for k, name in enumerate(ALGORITHMS)}
@@ -30,23 +29,10 @@ def reference_cells(m: Metrics) -> Tuple[str, ...]:
     return cells
 
 
-def row_cells(row: CompareRow) -> Tuple[str, ...]:
-    """The ten cells of a compared row: the core's, written when it compared the pair, else
-    formatted from its metrics."""
-    assert row.metrics is not None, "a row that was not compared has no metric cells"
-    return row.reference_cells or reference_cells(row.metrics)
-
-
-def pick_cells(names: Sequence[str], cells: Tuple[str, ...]) -> List[str]:
-    """The cells of the metrics `names` out of the ten of :func:`reference_cells`."""
-    if len(names) == len(ALGORITHMS) and tuple(names) == ALGORITHMS:
-        return list(cells)
-    return [cells[_POSITION[name]] for name in names]
-
-
 def format_metrics(names: Sequence[str], m: Metrics) -> List[str]:
     """The CSV texts of several metrics (the values formatted once for all of them)."""
-    return pick_cells(names, reference_cells(m))
+    cells = reference_cells(m)
+    return [cells[_POSITION[name]] for name in names]
 
 
 def format_metric(name: str, m: Metrics) -> str:
