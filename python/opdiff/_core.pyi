@@ -476,6 +476,10 @@ class StatisticsLine:
     """
     One tensor's line of a statistics CSV in the regular form.
     """
+    def fields(self) -> dict:
+        """
+        Every field in a new dict, keyed by TensorStatistics' field names.
+        """
     @property
     def count(self) -> int:
         ...

@@ -212,3 +212,20 @@ def test_info_errors_on_statistics_are_one_line_at_any_width(tmp_path: Path) -> 
                             env={**os.environ, "COLUMNS": "60"})
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.returncode == 11 and len(lines) == 1 and long_name in lines[0] and "wrong header" in lines[0]
+
+
+def test_the_core_names_every_field_of_a_tensor_statistics(tmp_path: Path) -> None:
+    """read_many_statistics builds each TensorStatistics from the core's dict as it is
+    (numerics.frozen.build_frozen): its keys must be the dataclass's fields, its values theirs."""
+    import dataclasses
+
+    from opdiff import _core
+    from opdiff.numerics.tensor_statistics import TensorStatistics
+
+    path = write_statistics(tmp_path / "Op.op.1.1.1700000000000001.csv", inputs=[np.arange(6, dtype=np.float32)],
+                            outputs=[Tensor(np.ones((2, 3), np.float32), layout="NCHW", dtype="float16")])
+    (lines,) = _core.read_statistics_files([str(path)], 1)
+    for line in lines:
+        fields = line.fields()
+        assert list(fields) == [f.name for f in dataclasses.fields(TensorStatistics)]
+        assert TensorStatistics(**fields) == read_statistics(path).tensor(fields["role"], fields["index"])

@@ -147,10 +147,11 @@ def test_close_fusion_merge_maps_onto_fusion_off_op_names_and_keeps_grouping():
 
 
 def test_every_quant_filter_pattern_holds_the_fast_mark() -> None:
-    """quant_text_kind skips the patterns for names without QUANT_FILTER_MARK: sound only while
-    every alternative of both patterns contains it."""
-    from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_MARK, QUANT_FILTER_PATTERN
+    """quant_text_kind and is_quantized_name skip their tests for names without QUANT_FILTER_MARK:
+    sound only while every alternative of both patterns, and every marker, contains it."""
+    from opdiff.conventions.quant_names import DEQUANT_FILTER_PATTERN, QUANT_FILTER_MARK, QUANT_FILTER_PATTERN, QUANT_MARKERS
 
     for pattern in (QUANT_FILTER_PATTERN, DEQUANT_FILTER_PATTERN):
         for alternative in pattern.pattern.split("|"):
             assert QUANT_FILTER_MARK in alternative.replace("\\", ""), alternative
+    assert all(QUANT_FILTER_MARK in marker for marker in QUANT_MARKERS)

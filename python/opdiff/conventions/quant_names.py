@@ -22,7 +22,8 @@ DEQUANT_OP_TYPE = "AscendDequant"
 # `_anti_quant_layer` also contains `_quant_layer`).
 QUANT_FILTER_PATTERN = re.compile(r"_quant_layer|/AscendQuant|/AscendWeightQuant|\.quant|\.weight_quant")
 DEQUANT_FILTER_PATTERN = re.compile(r"_dequant_layer|_anti_quant_layer|/AscendDequant|/AntiQuant|\.dequant|\.anti_quant")
-# Text every alternative of both patterns holds: a name without it matches neither (a fast first test).
+# Text every quant marker and every alternative of both patterns holds: a name without it matches
+# none of them (a fast first test; tests/graph/test_graph_quant_close.py checks it).
 QUANT_FILTER_MARK = "uant"
 # Op types that turn float tensors into integer codes: a graph holding one is a quantized model.
 QUANTIZE_OP_TYPES = frozenset({"AscendQuant", "AscendWeightQuant", "QuantizeLinear", "DynamicQuantizeLinear"})
@@ -30,7 +31,7 @@ QUANTIZE_OP_TYPES = frozenset({"AscendQuant", "AscendWeightQuant", "QuantizeLine
 
 def is_quantized_name(name: str) -> bool:
     """The op name carries a quant marker (§2.1)."""
-    return any(marker in name for marker in QUANT_MARKERS)
+    return QUANT_FILTER_MARK in name and any(marker in name for marker in QUANT_MARKERS)
 
 
 def is_dequant_op(name: str, op_type: str) -> bool:

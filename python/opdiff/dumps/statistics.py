@@ -195,10 +195,7 @@ def read_many_statistics(paths: Sequence[str], *, threads: int = 0) -> List[Unio
             except StatisticsFormatError as error:
                 results.append(error)
             continue
-        tensors = [build_frozen(TensorStatistics, {
-            "role": line.role, "index": line.index, "data_size": line.data_size, "data_type": line.data_type,
-            "format": line.format, "shape": line.shape, "count": line.count, "max": line.max, "min": line.min,
-            "mean": line.mean, "nan": line.nan, "neg_inf": line.neg_inf, "pos_inf": line.pos_inf}) for line in lines]
+        tensors = [build_frozen(TensorStatistics, line.fields()) for line in lines]
         results.append(StatisticsFile(path, tensors, order=[(t.role, t.index) for t in tensors]))
     return results
 

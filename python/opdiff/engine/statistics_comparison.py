@@ -11,6 +11,7 @@ from typing import Optional, Sequence
 from opdiff.engine.driver import drive
 from opdiff.engine.statistics_engine import StatisticsEngine
 from opdiff.fileio.atomic import incomplete_name
+from opdiff.fileio.phase_marks import mark_phase
 from opdiff.graph.gc_pause import gc_paused
 from opdiff.match.op_matching import OpPlan
 from opdiff.report.statistics.views import STATISTICS_VIEWS
@@ -52,6 +53,7 @@ def compare_statistics(scenario: Scenario, plans: Sequence[OpPlan], my_folder: P
     # Rows are many small acyclic objects: the cyclic collector would rescan them all again and again.
     with gc_paused():
         drive(report, engine.rows(list(plans)), file)
+    mark_phase("rows")
     report.notes += engine.notes
     return report
 
