@@ -13,6 +13,7 @@ from opdiff.conventions.dump_names import escape_op_name
 from opdiff.conventions.quant_names import QUANTIZE_OP_TYPES, is_quantized_name
 from opdiff.dumps.discovery import DumpIndex, FileKind, choose_leaf, find_leaves, index_folder
 from opdiff.graph import FusionMap, QuantFilter, merge_close_fusion, merge_quant_rule, quant_filter, read_graph
+from opdiff.graph.gc_pause import gc_paused
 from opdiff.match.op_matching import OpPlan, plan_by_op_name, plan_with_fusion_rule
 from opdiff.results.scenario import Scenario
 
@@ -139,14 +140,17 @@ def plan_and_quant_skips(
     """:func:`plan`, plus the ops the quant filter skipped (they have no plan, and the report says so).
     `slices_apart` (``-ffts``): FFTS+ manual-mode slices are compared slice by slice, not joined."""
     has_rule = fusion_rule is not None or quant_fusion_rule is not None
-    my_index = _index_side(my, step, has_rule, slices_apart)
-    golden_index = _index_side(golden, step, has_rule, slices_apart)
-    rules = (read_rule(fusion_rule), read_rule(close_fusion_rule), read_rule(quant_fusion_rule))
-    scenario, plans, quant = plan_comparison(my_index, golden_index, *rules, ids)
-    quant_skipped = quant.skipped_ops if quant is not None else frozenset()
-    plans.sort(key=lambda op_plan: op_plan.index)  # stable: members of a group keep their order
-    if all_occurrences and my_index.occurrences() > 1:
-        plans = _plans_of_every_run(my_index, golden_index, rules, ids, plans)
+    # Indexes and plans are many small acyclic objects: the collector would rescan them all again
+    # and again (a quarter more time per op at 200,000 ops than at 2,000).
+    with gc_paused():
+        my_index = _index_side(my, step, has_rule, slices_apart)
+        golden_index = _index_side(golden, step, has_rule, slices_apart)
+        rules = (read_rule(fusion_rule), read_rule(close_fusion_rule), read_rule(quant_fusion_rule))
+        scenario, plans, quant = plan_comparison(my_index, golden_index, *rules, ids)
+        quant_skipped = quant.skipped_ops if quant is not None else frozenset()
+        plans.sort(key=lambda op_plan: op_plan.index)  # stable: members of a group keep their order
+        if all_occurrences and my_index.occurrences() > 1:
+            plans = _plans_of_every_run(my_index, golden_index, rules, ids, plans)
     return scenario, plans, my_index, golden_index, quant_skipped
 
 
