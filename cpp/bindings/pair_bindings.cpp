@@ -109,6 +109,8 @@ void register_read_ahead(py::module_& m) {
            "Stop after the read in flight and wait for the thread.")
       .def_property_readonly("bytes_read", &ReadAhead::bytes_read, "Bytes read from the disk into the page cache.")
       .def_property_readonly("bytes_resident", &ReadAhead::bytes_resident, "Bytes found in the page cache already.")
+      .def_property_readonly("stepped_aside", &ReadAhead::stepped_aside,
+                             "Whether it stopped early: a whole window ahead of the comparison, with pages it read from the disk.")
       .def_property_readonly("files_passed_over", &ReadAhead::files_passed_over,
                              "Paths not read: small, repeated, unreadable or with a page cache this process cannot see.");
 }

@@ -98,6 +98,11 @@ uint64_t ReadAhead::bytes_resident() const {
   return bytes_resident_;
 }
 
+bool ReadAhead::stepped_aside() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stepped_aside_;
+}
+
 size_t ReadAhead::files_passed_over() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return passed_over_;
@@ -107,7 +112,7 @@ void ReadAhead::run() {
   const auto scratch = std::make_unique<std::byte[]>(kChunkBytes);
   std::unordered_set<std::string> seen;
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!stopping_ && next_path_ < paths_.size()) {
+  while (!stopping_ && !stepped_aside_ && next_path_ < paths_.size()) {
     const size_t k = next_path_;
     if (consumer_path_ > k) {  // the comparison is past this file: its own reads have it
       before_[k + 1] = before_[k];
@@ -158,6 +163,12 @@ bool ReadAhead::wait_for_window(size_t k, uint64_t offset, uint64_t length) {
     return stopping_ || consumer_path_ > k || before_[k] - before_[consumer_path_] + offset + length <= window_;
   };
   while (!fits()) {
+    // A window ahead, with pages it had to read (the kernel's own read-ahead, set off by its reads,
+    // brings some of the rest): the comparison is the bottleneck, see the header.
+    if (bytes_read_ > 0) {
+      stepped_aside_ = true;
+      return false;
+    }
     waiting_ = true;
     changed_.notify_all();  // settle() may be waiting for this
     changed_.wait(lock);

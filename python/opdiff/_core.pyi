@@ -472,6 +472,11 @@ class ReadAhead:
         """
         Paths not read: small, repeated, unreadable or with a page cache this process cannot see.
         """
+    @property
+    def stepped_aside(self) -> bool:
+        """
+        Whether it stopped early: a whole window ahead of the comparison, with pages it read from the disk.
+        """
 class StatisticsLine:
     """
     One tensor's line of a statistics CSV in the regular form.

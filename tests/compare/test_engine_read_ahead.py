@@ -78,6 +78,25 @@ def test_it_reads_no_further_than_the_window_past_the_comparison(tmp_path: Path)
     ahead.advance(10)  # past the last position: the comparison has passed every file
     ahead.settle()
     assert _counted(ahead) == 16 * MIB
+    assert not ahead.stepped_aside  # the files were cached: it read nothing, only checked
+
+
+def test_a_whole_window_read_ahead_of_the_comparison_makes_it_step_aside(tmp_path: Path) -> None:
+    """Cold files, a window of them read (by it and the kernel's read-ahead its reads set off) while
+    the comparison stayed put: the disk serves faster than the comparison uses it, so it stops
+    for good and reads nothing more when asked."""
+    files = [_write(tmp_path / f"f{k}", 8) for k in range(3)]
+    drop_from_cache(files)
+    if _cached(files[0], 4 * MIB):
+        pytest.skip(f"{tmp_path}: this file system keeps files cached (tmpfs?); nothing is cold here")
+    ahead = _core.ReadAhead([str(path) for path in files], [0, 1, 2], window_bytes=8 * MIB)
+    ahead.settle()
+    assert ahead.stepped_aside and ahead.bytes_read > 0 and _counted(ahead) == 8 * MIB
+    read = ahead.bytes_read
+    ahead.advance(1)
+    ahead.settle()
+    assert ahead.bytes_read == read
+    ahead.stop()
 
 
 def test_files_it_cannot_use_are_passed_over(tmp_path: Path) -> None:

@@ -8,6 +8,12 @@
 // (advance()) up to that many bytes on. Reading further ahead would, on a dump larger than memory,
 // evict pages read ahead before the comparison reaches them, and read them twice.
 //
+// It steps aside for good once it is a whole window ahead of the comparison with pages it had to
+// read from the disk (a warm data set, only checked, never makes it): the disk then serves faster
+// than the compare threads use it, they are the bottleneck, and its copies would only take CPU time
+// from them (docs/benchmarks.md, "Cold: the disk and the read-ahead"). While the disk is the
+// bottleneck the comparison keeps up with it and the window never fills.
+//
 // Only a hint: a file that cannot be opened or read is passed over in silence (the comparison's own
 // open says what is wrong with it), and what it reads changes no result. So is a file whose page
 // cache this process cannot see: since Linux 5.2, mincore() reports a file's cached pages only to
@@ -47,6 +53,7 @@ class ReadAhead {
   uint64_t bytes_read() const;      // read from the disk into the page cache
   uint64_t bytes_resident() const;  // found in the page cache already
   size_t files_passed_over() const; // small, unreadable or repeated files
+  bool stepped_aside() const;       // it stopped early: a window ahead, the compare threads the bottleneck
 
  private:
   void run();
@@ -68,6 +75,7 @@ class ReadAhead {
   bool waiting_ = false;  // the thread waits for the consumer to advance
   bool done_ = false;     // the thread has passed the last path, or stopped
   bool stopping_ = false;
+  bool stepped_aside_ = false;
   uint64_t bytes_read_ = 0, bytes_resident_ = 0;
   size_t passed_over_ = 0;
   std::thread thread_;
