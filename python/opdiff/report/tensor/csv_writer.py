@@ -39,8 +39,13 @@ def safe_cell(cell: str) -> str:
 
 
 def csv_cell(text: str) -> str:
-    """A cell as the csv module writes it (QUOTE_MINIMAL): in double quotes, its quotes doubled,
-    when it holds a comma, a quote or a line end."""
+    """A cell as the csv module's minimal quoting writes it: in double quotes, its quotes doubled,
+    when it holds a comma, a quote or a line end. A carriage return counts as one, which csv.writer
+    leaves bare in lines ending in "\\n" (a reader would end the line there).
+
+    >>> csv_cell("conv1"), csv_cell("a,b"), len(csv_cell('1"2'))
+    ('conv1', '"a,b"', 6)
+    """
     if "," in text or '"' in text or "\n" in text or "\r" in text:
         return '"' + text.replace('"', '""') + '"'
     return text
@@ -81,8 +86,8 @@ def format_row(row: CompareRow, columns: CsvColumns) -> List[str]:
 
 
 def csv_line(row: CompareRow, columns: CsvColumns) -> str:
-    """The row as one line of the CSV (with its line end), as csv.writer writes format_row's
-    cells. A row the core compared under the ten default columns brings its metric text along
+    """The row as one line of the CSV (with its line end): format_row's cells through csv_cell. A
+    row the core compared under the ten default columns brings its metric text along
     (``CompareRow.reference_text``), which goes in as it is."""
     if row.reference_text and row.metrics is not None and not columns.custom and tuple(columns.algorithms) == ALGORITHMS:
         leading = ",".join(map(csv_cell, _leading_cells(row, columns)))
