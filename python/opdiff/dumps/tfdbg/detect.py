@@ -20,8 +20,9 @@ METADATA_SUFFIX = ".metadata"
 
 
 # A folder's entry names, each after a NUL (which no name holds): each test below is one substring
-# scan in C, which matters beside a folder of 100,000 dumps that is no tfdbg root at all.
-_RUN_NAMES = re.compile(r"\0(run_\d+_\d+)(?=\0)")
+# scan in C, which matters beside a folder of 100,000 dumps that is no tfdbg root at all. Names
+# starting "run_" are then held to RUN_FOLDER one by one.
+_RUN_PREFIXED = re.compile(r"\0(run_[^\0]*)")
 
 
 def _joined_names(path: Path) -> Optional[str]:
@@ -39,13 +40,13 @@ def is_v1_root(path: Path, names: Optional[str] = None) -> bool:
         return False
     if "\0_tfdbg_" in names:
         return True
-    return "\0run_" in names and any((path / name).is_dir() for name in _RUN_NAMES.findall(names))
+    return any(RUN_FOLDER.match(name) and (path / name).is_dir() for name in _RUN_PREFIXED.findall(names))
 
 
 def is_v2_root(path: Path, names: Optional[str] = None) -> bool:
     """A folder holding a ``*.metadata`` stream."""
     names = _joined_names(path) if names is None else names
-    return names is not None and ".metadata\0" in names
+    return names is not None and METADATA_SUFFIX + "\0" in names
 
 
 def tfdbg_version(path: PathLike) -> int:
