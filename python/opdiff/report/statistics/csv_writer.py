@@ -31,8 +31,8 @@ def number(value: float) -> str:
 
 
 def quoted(text: str) -> str:
-    """A CSV cell as the csv module writes it (quoted only when it holds a comma, quote or line
-    end), made safe for spreadsheets (csv_writer.safe_cell)."""
+    """A CSV cell as the tensor CSV writes its cells (csv_writer.csv_cell: quoted only when it
+    holds a comma, quote or line end), made safe for spreadsheets (csv_writer.safe_cell)."""
     return csv_cell(safe_cell(text))
 
 

@@ -28,13 +28,13 @@ def _plain_fields(value: Any, leave_out: Sequence[str] = ()) -> Dict[str, Any]:
     return {name: json_number(item) if isinstance(item, float) else item for name, item in fields}
 
 
-def _metrics_json(m: Metrics, algorithms: Sequence[str], cells: Sequence[str]) -> Dict[str, Any]:
+def _metrics_json(m: Metrics, algorithms: Sequence[str]) -> Dict[str, Any]:
     data = _plain_fields(m, leave_out=("x", "y", "notes"))
     for side in ("x", "y"):
         data[side] = _plain_fields(getattr(m, side))
     data["notes"] = [note.value for note in m.notes]
     # The reference's texts too, so scripts that parse the CSV can read the same values here.
-    data["reference"] = {name: None if text == NOT_COMPUTED else text for name, text in zip(algorithms, cells)}
+    data["reference"] = {name: None if text == NOT_COMPUTED else text for name, text in zip(algorithms, format_metrics(algorithms, m))}
     return data
 
 
@@ -65,7 +65,7 @@ def row_json(row: CompareRow, algorithms: Sequence[str], failing: bool, local_ve
         "compared": row.compared,
         "failing": failing,
         "reasons": list(row.reasons),
-        "metrics": _metrics_json(row.metrics, algorithms, format_metrics(algorithms, row.metrics)) if row.metrics is not None else None,
+        "metrics": _metrics_json(row.metrics, algorithms) if row.metrics is not None else None,
     }
     if local_verdict is not None:  # only with --isolate: other reports keep their rows as they were
         data["local"] = local_json(row, local_verdict)
